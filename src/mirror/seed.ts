@@ -1,0 +1,199 @@
+// Snapshot-then-stream, step one: the reply of the one-line snapshot group
+// (tmux-control-mode.md §4.2) becomes a byte sequence that puts a fresh headless terminal
+// into the state of tmux's own grid (§4.3).
+
+/** Format for `display -p`: the pane geometry, cursor and the modes the seed restores. */
+export const SNAPSHOT_DISPLAY_FORMAT =
+  '#{pane_width} #{pane_height} #{cursor_x} #{cursor_y} #{alternate_on} ' +
+  '#{scroll_region_upper} #{scroll_region_lower} #{cursor_flag} #{wrap_flag} #{insert_flag} ' +
+  '#{keypad_cursor_flag} #{keypad_flag} #{origin_flag} #{alternate_saved_x} #{alternate_saved_y}';
+
+/** Quote one tmux command argument: single quotes, a quote inside written as '\''. */
+export function quoteTmuxArg(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The snapshot command line for one pane (no trailing newline). Its reply is four blocks,
+ * in this order: display, visible screen, saved main screen, parser-pending bytes.
+ * Send it on one line so that no output of the pane can slip between the commands.
+ */
+export function buildSnapshotCommand(paneId: string): string {
+  const p = quoteTmuxArg(paneId);
+  return (
+    `display -p -t ${p} ${quoteTmuxArg(SNAPSHOT_DISPLAY_FORMAT)} ; ` +
+    `capture-pane -p -e -N -t ${p} ; ` +
+    `capture-pane -p -e -N -a -q -t ${p} ; ` +
+    `capture-pane -p -P -C -t ${p}`
+  );
+}
+
+/** The fields of the `display -p` line, parsed. */
+export interface PaneDisplayState {
+  width: number;
+  height: number;
+  cursorX: number;
+  cursorY: number;
+  alternateOn: boolean;
+  scrollUpper: number;
+  scrollLower: number;
+  cursorVisible: boolean;
+  wrap: boolean;
+  insert: boolean;
+  keypadCursor: boolean;
+  keypad: boolean;
+  origin: boolean;
+  altSavedX: number;
+  altSavedY: number;
+}
+
+/** What `Mirror.seed()` takes. */
+export interface SeedResult {
+  cols: number;
+  rows: number;
+  /** Bytes that rebuild the screen from scratch (they start with RIS). */
+  seed: Buffer;
+  /** Bytes tmux's parser held when the snapshot was taken (a half-received sequence); fed after `seed`. */
+  partial: Buffer;
+  state: PaneDisplayState;
+}
+
+/** Raw reply lines (without their `\n`), as bytes. */
+export type ReplyBlock = readonly Uint8Array[];
+
+/**
+ * Decode tmux's octal escapes (`\ooo`, tmux-control-mode.md §1.4) as produced by `%output`
+ * and by `capture-pane -C`. A backslash not followed by three octal digits is kept as is.
+ */
+export function decodeOctal(data: Uint8Array, start = 0): Buffer {
+  const out = Buffer.allocUnsafe(Math.max(0, data.length - start));
+  let o = 0;
+  const n = data.length;
+  for (let i = start; i < n; i++) {
+    const b = data[i]!;
+    if (b === 0x5c && i + 3 < n) {
+      const d1 = data[i + 1]! - 48;
+      const d2 = data[i + 2]! - 48;
+      const d3 = data[i + 3]! - 48;
+      if (d1 >= 0 && d1 <= 3 && d2 >= 0 && d2 <= 7 && d3 >= 0 && d3 <= 7) {
+        out[o++] = (d1 << 6) | (d2 << 3) | d3;
+        i += 3;
+        continue;
+      }
+    }
+    out[o++] = b;
+  }
+  return out.subarray(0, o);
+}
+
+function toInt(s: string | undefined, dflt: number): number {
+  if (s === undefined || s === '') return dflt;
+  const v = Number.parseInt(s, 10);
+  return Number.isFinite(v) ? v : dflt;
+}
+
+/** Parse the one `display -p` line of the snapshot group. Throws when it is not that line. */
+export function parseDisplayLine(line: Uint8Array | string): PaneDisplayState {
+  const text = typeof line === 'string' ? line : Buffer.from(line).toString('latin1');
+  const f = text.trim().split(/\s+/);
+  if (f.length < 7 || !/^\d+$/.test(f[0] ?? '') || !/^\d+$/.test(f[1] ?? '')) {
+    throw new Error(`mirror: not a snapshot display line: ${JSON.stringify(text.slice(0, 120))}`);
+  }
+  const width = Math.max(1, toInt(f[0], 80));
+  const height = Math.max(1, toInt(f[1], 24));
+  const flag = (i: number, dflt: boolean): boolean => {
+    const s = f[i];
+    return s === undefined || s === '' ? dflt : s !== '0';
+  };
+  return {
+    width,
+    height,
+    cursorX: toInt(f[2], 0),
+    cursorY: toInt(f[3], 0),
+    alternateOn: flag(4, false),
+    scrollUpper: toInt(f[5], 0),
+    scrollLower: toInt(f[6], height - 1),
+    cursorVisible: flag(7, true),
+    wrap: flag(8, true),
+    insert: flag(9, false),
+    keypadCursor: flag(10, false),
+    keypad: flag(11, false),
+    origin: flag(12, false),
+    altSavedX: toInt(f[13], 0),
+    altSavedY: toInt(f[14], 0),
+  };
+}
+
+const ESC = '\x1b';
+const CSI = '\x1b[';
+
+function clamp(v: number, lo: number, hi: number): number {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/** Each capture line placed by an absolute cursor move (no reliance on wrapping or scrolling). */
+function pushRows(parts: Uint8Array[], lines: ReplyBlock, height: number): void {
+  const n = Math.min(lines.length, height);
+  for (let i = 0; i < n; i++) {
+    const line = lines[i]!;
+    parts.push(Buffer.from(`${CSI}${i + 1};1H`, 'latin1'));
+    if (line.length > 0) parts.push(line);
+  }
+}
+
+/**
+ * Build the seed from the four reply blocks of `buildSnapshotCommand()`:
+ * [display line], [visible screen, -e -N], [saved main screen, -a -q], [pending bytes, -P -C].
+ */
+export function buildSeed(blocks: readonly ReplyBlock[]): SeedResult {
+  if (blocks.length < 4) {
+    throw new Error(`mirror: snapshot reply needs 4 blocks, got ${blocks.length}`);
+  }
+  const displayLine = blocks[0]![0];
+  if (displayLine === undefined) throw new Error('mirror: empty display block in snapshot reply');
+  const st = parseDisplayLine(displayLine);
+  const screen = blocks[1]!;
+  const saved = blocks[2]!;
+  const pendingLines = blocks[3]!;
+  const W = st.width;
+  const H = st.height;
+
+  const parts: Uint8Array[] = [Buffer.from(`${ESC}c`, 'latin1')]; // RIS
+  if (st.alternateOn) {
+    pushRows(parts, saved, H); // the main screen, saved while the alternate one is active
+    const sy = clamp(st.altSavedY, 0, H - 1) + 1;
+    const sx = clamp(st.altSavedX, 0, W - 1) + 1;
+    // 1049h saves this cursor and enters (and clears) the alternate screen.
+    parts.push(Buffer.from(`${CSI}0m${CSI}${sy};${sx}H${CSI}?1049h`, 'latin1'));
+  }
+  pushRows(parts, screen, H);
+
+  let tail = `${CSI}0m`;
+  const upper = clamp(st.scrollUpper, 0, H - 1);
+  const lower = clamp(st.scrollLower, upper, H - 1);
+  const fullRegion = upper === 0 && lower === H - 1;
+  if (!fullRegion) tail += `${CSI}${upper + 1};${lower + 1}r`; // DECSTBM homes the cursor: before CUP
+  const cx = clamp(st.cursorX, 0, W - 1) + 1;
+  if (st.origin) {
+    tail += `${CSI}?6h`;
+    tail += `${CSI}${clamp(st.cursorY - upper, 0, lower - upper) + 1};${cx}H`;
+  } else {
+    tail += `${CSI}${clamp(st.cursorY, 0, H - 1) + 1};${cx}H`;
+  }
+  if (!st.cursorVisible) tail += `${CSI}?25l`;
+  if (!st.wrap) tail += `${CSI}?7l`;
+  if (st.insert) tail += `${CSI}4h`;
+  if (st.keypadCursor) tail += `${CSI}?1h`;
+  if (st.keypad) tail += `${ESC}=`;
+  parts.push(Buffer.from(tail, 'latin1'));
+
+  // -C keeps the pending bytes on one line; join defensively should tmux ever split them.
+  const pendingRaw: Uint8Array[] = [];
+  pendingLines.forEach((l, i) => {
+    if (i > 0) pendingRaw.push(Buffer.from('\n'));
+    pendingRaw.push(l);
+  });
+  const partial = decodeOctal(Buffer.concat(pendingRaw));
+
+  return { cols: W, rows: H, seed: Buffer.concat(parts), partial, state: st };
+}
