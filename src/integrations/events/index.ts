@@ -1,0 +1,46 @@
+// Dispatch a raw hook payload to the agent's mapper. Pure; never throws.
+export * from './types.js';
+import { mapAgy } from './agy.js';
+import { mapClaude } from './claude.js';
+import { mapCodex, mapCodexNotify } from './codex.js';
+import { mapCopilot } from './copilot.js';
+import { mapGemini } from './gemini.js';
+import { mapGrok } from './grok.js';
+import { mapOpencode } from './opencode.js';
+import type { HookFact, HookMapper } from './types.js';
+
+export { mapAgy, mapClaude, mapCodex, mapCodexNotify, mapCopilot, mapGemini, mapGrok, mapOpencode };
+
+const MAPPERS: Record<string, HookMapper> = {
+  claude: mapClaude,
+  'claude-code': mapClaude,
+  codex: mapCodex,
+  opencode: mapOpencode,
+  'open-code': mapOpencode,
+  copilot: mapCopilot,
+  'github-copilot': mapCopilot,
+  ghcs: mapCopilot,
+  gemini: mapGemini,
+  agy: mapAgy,
+  antigravity: mapAgy,
+  'antigravity-cli': mapAgy,
+  grok: mapGrok,
+  'grok-build': mapGrok,
+};
+
+/** The mapper for an agent label, or undefined when the agent has no hook mapping. */
+export function hookMapperFor(agent: string): HookMapper | undefined {
+  return MAPPERS[agent.trim().toLowerCase()];
+}
+
+/**
+ * Turn the JSON an agent's hook wrote to stdin into a normalised fact.
+ * `eventHint` is the event name when the hook command passes it as an argument
+ * (needed for Copilot camelCase and agy payloads, which carry no event-name field).
+ * Returns null for unknown agents, events nerdr ignores, and malformed payloads.
+ */
+export function mapHookPayload(agent: string, payload: unknown, eventHint?: string): HookFact | null {
+  const m = hookMapperFor(agent);
+  if (m === undefined) return null;
+  try { return m(payload, eventHint); } catch { return null; }
+}
