@@ -1,0 +1,18 @@
+// Public surface of the socket: the server the supervisor runs and the client the CLI uses.
+export {
+  createSocketServer,
+  HERDR_PROTOCOL,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_LINE_BYTES,
+  type Handler,
+  type HookReport,
+  type Report,
+  type RequestContext,
+  type SocketServer,
+  type SocketServerOptions,
+  type StreamHandle,
+} from './server.js';
+export { RpcError, SocketSetupError } from './errors.js';
+export { SeqTracker } from './seq.js';
+export { canonicalAgent, looksLikeFlag, type ParsedReport, type ReportedState, type SessionStartSource } from './herdr.js';
+export { request, subscribe, SocketRequestError, type RequestOptions, type Subscription } from './client.js';

@@ -1,0 +1,375 @@
+// nerdr's socket: JSON lines over a Unix socket, herdr-compatible (integration-protocol §1–2).
+//
+// One request per connection: the server reads lines until one parses as a request, answers
+// it and closes — except for streams, which stay open after their first reply and push further
+// lines until either side closes. A line that does not parse gets an error reply with `id: ""`
+// and the connection stays usable. Everything is incremental: no connection costs more than
+// parsing its own line.
+
+import { createServer, type Server, type Socket } from 'node:net';
+import { lstat, chmod, unlink } from 'node:fs/promises';
+import { RpcError, invalidRequest } from './errors.js';
+import { stringifyExact } from './exact-json.js';
+import { isHerdrReportMethod, parseHerdrReport, type ParsedReport } from './herdr.js';
+import { parseHookParams } from './hook-params.js';
+import { LineReader } from './line-reader.js';
+import { sanitize } from './sanitize.js';
+import { SeqTracker } from './seq.js';
+import { prepareSocketPath } from './socket-dir.js';
+
+export const HERDR_PROTOCOL = 20;
+export const DEFAULT_IDLE_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
+/** A stream whose client reads slower than this many unsent bytes is dropped. */
+export const DEFAULT_MAX_PENDING_WRITE_BYTES = 8 * 1024 * 1024;
+
+/** A herdr report that passed validation, authentication and the seq check. */
+export type Report<W> = Omit<ParsedReport, 'paneId'> & { window: W };
+
+/** One agent hook event from `nerdr hook <agent>`, authenticated. */
+export interface HookReport<W> {
+  window: W;
+  agent: string;
+  event: Record<string, unknown> | null;
+  dropped?: string;
+}
+
+export interface RequestContext {
+  readonly id: string;
+  readonly method: string;
+  /** Aborted when the client hangs up, the stream ends or the server closes: stop waiting then. */
+  readonly signal: AbortSignal;
+  /**
+   * Turns this request into a stream: the handler's result is sent as the first reply, then
+   * the connection stays open and the returned handle pushes further lines until it or the
+   * client closes. Lines sent before the result is written are queued behind it.
+   */
+  stream(): StreamHandle;
+}
+
+export interface StreamHandle {
+  /** Writes one line (any JSON value; bigints exact). False once closed. */
+  send(message: unknown): boolean;
+  /** Writes `{"event": name, "data": data}` (herdr's pushed-event shape). */
+  event(name: string, data: unknown): boolean;
+  /** Closes the connection after what was sent is flushed. */
+  end(): void;
+  readonly closed: boolean;
+  /** Same as the request's signal. */
+  readonly signal: AbortSignal;
+}
+
+export type Handler = (params: unknown, ctx: RequestContext) => unknown;
+
+export interface SocketServerOptions<W> {
+  path: string;
+  /** Maps a secret (NERDR_TAB / HERDR_PANE_ID) to the window it belongs to; null when unknown. */
+  authenticate(secret: string): W | null | undefined | Promise<W | null | undefined>;
+  /** Fresh, authenticated herdr reports (stale ones are answered ok and not passed on). */
+  onReport?(report: Report<W>): void | Promise<void>;
+  /** Authenticated `nerdr.hook` events. */
+  onHook?(hook: HookReport<W>): void | Promise<void>;
+  /** A connection that has sent no byte for this long before its request is closed. Default 10 s. */
+  idleTimeoutMs?: number;
+  /** Longest request line in bytes (newline excluded). Default 1 MiB. */
+  maxLineBytes?: number;
+  maxPendingWriteBytes?: number;
+  /** Default 4096. */
+  maxConnections?: number;
+  /** Reported by `ping`. */
+  version?: string;
+  /** herdr protocol number reported by `ping` (20). */
+  protocol?: number;
+  /** Seq bookkeeping (§2.5), keyed by secret then source. A fresh one by default. */
+  seq?: SeqTracker;
+  /** Diagnostics (never request contents). */
+  log?(message: string): void;
+}
+
+export interface SocketServer {
+  readonly path: string;
+  readonly seq: SeqTracker;
+  /** Registers a method; returns a function that unregisters it. */
+  handle(method: string, handler: Handler): () => void;
+  /** Open connections right now. */
+  connectionCount(): number;
+  /** Stops listening, ends every connection and stream, removes the socket file. */
+  close(): Promise<void>;
+}
+
+const BUILTIN = new Set(['ping', 'nerdr.hook']);
+
+type Phase = 'reading' | 'busy' | 'streaming' | 'closed';
+
+export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promise<SocketServer> {
+  const idleTimeoutMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const maxPending = opts.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES;
+  const seq = opts.seq ?? new SeqTracker();
+  const log = opts.log ?? (() => {});
+  const handlers = new Map<string, Handler>();
+  const sockets = new Set<Socket>();
+  const controllers = new Set<AbortController>();
+
+  await prepareSocketPath(opts.path);
+
+  const server: Server = createServer({ allowHalfOpen: true }, (sock) => onConnection(sock));
+  server.maxConnections = opts.maxConnections ?? 4096;
+
+  function onConnection(sock: Socket): void {
+    sockets.add(sock);
+    let phase: Phase = 'reading';
+    const reader = new LineReader(maxLineBytes);
+    const ac = new AbortController();
+    controllers.add(ac);
+
+    const write = (msg: unknown): boolean => {
+      if (phase === 'closed' || sock.destroyed || !sock.writable) return false;
+      sock.write(stringifyExact(msg) + '\n');
+      if (sock.writableLength > maxPending) {
+        log(`socket: dropping a client that does not read (${sock.writableLength} bytes pending)`);
+        finish(true);
+        return false;
+      }
+      return true;
+    };
+    const finish = (now = false): void => {
+      if (phase === 'closed') return;
+      phase = 'closed';
+      ac.abort();
+      controllers.delete(ac);
+      if (now || sock.destroyed) sock.destroy();
+      else sock.end(() => sock.destroy());
+    };
+    const replyError = (id: string, err: RpcError): void => {
+      write({ id: err.anonymous ? '' : id, error: { code: err.code, message: err.message } });
+    };
+
+    sock.setTimeout(idleTimeoutMs);
+    sock.on('timeout', () => {
+      if (phase !== 'reading') return;
+      write({ id: '', error: { code: 'timeout', message: `no request received within ${idleTimeoutMs} ms` } });
+      finish();
+    });
+    sock.on('error', () => finish(true));
+    sock.on('close', () => {
+      sockets.delete(sock);
+      finish(true);
+    });
+    // The client shut its side. While its request is being handled that is a hang-up: stop any
+    // wait (herdr abandons it too) but still try to answer a request that completes anyway.
+    sock.on('end', () => {
+      if (phase === 'busy') ac.abort();
+      else finish();
+    });
+
+    sock.on('data', (chunk: Buffer) => {
+      if (phase !== 'reading') return; // one request per connection: the rest is not read
+      for (const ev of reader.push(chunk)) {
+        if (ev.kind === 'too_long') {
+          write({ id: '', error: { code: 'invalid_request', message: `invalid request: line longer than ${maxLineBytes} bytes` } });
+          sock.pause();
+          finish();
+          return;
+        }
+        if (ev.kind === 'invalid_utf8') {
+          write({ id: '', error: { code: 'invalid_request', message: 'invalid request: line is not valid UTF-8' } });
+          continue;
+        }
+        if (ev.text.trim() === '') continue;
+        const req = parseRequest(ev.text);
+        if (req instanceof RpcError) {
+          replyError('', req);
+          continue;
+        }
+        phase = 'busy';
+        sock.setTimeout(0);
+        void dispatch(req, ev.text);
+        return;
+      }
+    });
+
+    async function dispatch(req: ParsedRequest, line: string): Promise<void> {
+      let stream: StreamImpl | undefined;
+      const ctx: RequestContext = {
+        id: req.id,
+        method: req.method,
+        signal: ac.signal,
+        stream: () => (stream ??= new StreamImpl(ac.signal, write, () => finish())),
+      };
+      let result: unknown;
+      try {
+        result = await route(req, line, ctx);
+      } catch (e) {
+        const err = e instanceof RpcError ? e : new RpcError('internal_error', e instanceof Error ? e.message : String(e));
+        if (!(e instanceof RpcError)) log(`socket: ${req.method} failed: ${err.message}`);
+        replyError(req.id, err);
+        stream?.markClosed();
+        finish();
+        return;
+      }
+      if (phase === 'closed') return;
+      write({ id: req.id, result: result ?? { type: 'ok' } });
+      if (stream) {
+        stream.start();
+        if (!stream.closed && (phase as Phase) !== 'closed') {
+          phase = 'streaming';
+          return;
+        }
+      }
+      finish();
+    }
+  }
+
+  async function authenticate(secret: string, code: string): Promise<W> {
+    const w = secret === '' ? null : await opts.authenticate(secret);
+    if (w === null || w === undefined) {
+      throw new RpcError(code, code === 'pane_not_found' ? 'pane not found: unknown secret' : 'unknown secret: NERDR_TAB does not name a window');
+    }
+    return w;
+  }
+
+  async function route(req: ParsedRequest, line: string, ctx: RequestContext): Promise<unknown> {
+    const { method, params } = req;
+    if (method === 'ping') {
+      return {
+        type: 'pong',
+        version: opts.version ?? '0.0.0',
+        protocol: opts.protocol ?? HERDR_PROTOCOL,
+        capabilities: { live_handoff: false, detached_server_daemon: true },
+      };
+    }
+    if (isHerdrReportMethod(method)) {
+      const parsed = parseHerdrReport(method, params, line);
+      const window = await authenticate(parsed.paneId, 'pane_not_found');
+      // Official sources' release is a no-op in herdr; that policy is the arbiter's, not ours.
+      if (seq.accept(parsed.paneId, parsed.source, parsed.seq)) {
+        const { paneId: _secret, ...rest } = parsed;
+        await opts.onReport?.({ ...rest, window });
+      }
+      return { type: 'ok' };
+    }
+    if (method === 'nerdr.hook') {
+      const hook = parseHookParams(params);
+      const window = await authenticate(hook.secret, 'unauthorized');
+      const report: HookReport<W> = { window, agent: hook.agent, event: hook.event };
+      if (hook.dropped !== undefined) report.dropped = hook.dropped;
+      await opts.onHook?.(report);
+      return { type: 'ok' };
+    }
+    const handler = handlers.get(method);
+    if (!handler) throw invalidRequest(`unknown method \`${method}\``);
+    return handler(sanitize(params), ctx);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.path, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (e) => log(`socket: ${e.message}`));
+  await chmod(opts.path, 0o600);
+  const ino = (await lstat(opts.path)).ino;
+
+  let closing: Promise<void> | undefined;
+  return {
+    path: opts.path,
+    seq,
+    handle(method, handler) {
+      if (BUILTIN.has(method) || isHerdrReportMethod(method)) throw new Error(`socket method ${method} is built in`);
+      if (handlers.has(method)) throw new Error(`socket method ${method} is already handled`);
+      handlers.set(method, handler);
+      return () => {
+        if (handlers.get(method) === handler) handlers.delete(method);
+      };
+    },
+    connectionCount: () => sockets.size,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((r) => server.close(() => r()));
+        for (const ac of controllers) ac.abort();
+        for (const s of sockets) s.destroy();
+        await closed;
+        try {
+          // Only remove the file if it is still ours (a successor may have bound the path).
+          if ((await lstat(opts.path)).ino === ino) await unlink(opts.path);
+        } catch {
+          /* already gone */
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+interface ParsedRequest {
+  id: string;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+function parseRequest(text: string): ParsedRequest | RpcError {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return invalidRequest(e instanceof Error ? e.message : 'invalid JSON');
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return invalidRequest('expected a JSON object');
+  const o = v as Record<string, unknown>;
+  if (typeof o.id !== 'string') return invalidRequest('missing or non-string field `id`');
+  if (typeof o.method !== 'string') return invalidRequest('missing or non-string field `method`');
+  const p = o.params;
+  if (p === null || typeof p !== 'object' || Array.isArray(p)) return invalidRequest('missing field `params` (send {} when a method takes none)');
+  return { id: o.id, method: o.method, params: p as Record<string, unknown> };
+}
+
+class StreamImpl implements StreamHandle {
+  private queue: unknown[] = [];
+  private started = false;
+  private done = false;
+
+  constructor(
+    readonly signal: AbortSignal,
+    private readonly write: (msg: unknown) => boolean,
+    private readonly finish: () => void,
+  ) {
+    signal.addEventListener('abort', () => (this.done = true), { once: true });
+  }
+
+  get closed(): boolean {
+    return this.done;
+  }
+
+  send(message: unknown): boolean {
+    if (this.done) return false;
+    if (!this.started) {
+      this.queue.push(message);
+      return true;
+    }
+    return this.write(message);
+  }
+
+  event(name: string, data: unknown): boolean {
+    return this.send({ event: name, data });
+  }
+
+  end(): void {
+    if (this.done) return;
+    this.done = true;
+    // Before the first reply is out, dispatch() closes the connection after writing it.
+    if (this.started) this.finish();
+  }
+
+  /** Called by the server once the result line is written: flushes what was queued. */
+  start(): void {
+    this.started = true;
+    for (const m of this.queue.splice(0)) if (!this.write(m)) return;
+  }
+
+  markClosed(): void {
+    this.done = true;
+  }
+}
