@@ -1,0 +1,35 @@
+// Every real screen in shared/fixtures/screens must classify to its true state (index.json).
+// `exited` screens are skipped (that is the process path's job); `done` is engine idle.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { detectRawScreen, ManifestRegistry } from '../../../src/detect/index.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const screensDir = path.resolve(repoRoot, '../shared/fixtures/screens');
+
+interface Entry {
+  agent: string;
+  screen: string;
+  state: string;
+}
+
+const index = JSON.parse(fs.readFileSync(path.join(screensDir, 'index.json'), 'utf8')) as { screens: Entry[] };
+const registry = new ManifestRegistry({ env: { HOME: '/nonexistent-home-for-tests' } });
+
+describe('real screens classify to their true state', () => {
+  for (const e of index.screens.filter((s) => s.state !== 'exited')) {
+    const expected = e.state === 'done' ? 'idle' : e.state;
+    it(`${e.screen} → ${expected}`, () => {
+      const loaded = registry.get(e.agent);
+      expect(loaded, `no bundled manifest for ${e.agent}`).toBeDefined();
+      const raw = fs.readFileSync(path.join(screensDir, `${e.screen}.txt`), 'utf8');
+      const r = detectRawScreen(loaded!, raw);
+      expect({ state: r.state, rule: r.rule }).toMatchObject({ state: expected });
+      // Real screens are clear evidence: the winner should be a visible rule, never the fallback.
+      expect(r.fallbackReason).toBeNull();
+      expect(r.visibleIdle || r.visibleBlocker || r.visibleWorking).toBe(true);
+    });
+  }
+});
