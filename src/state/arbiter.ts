@@ -1,0 +1,714 @@
+// The arbiter: one per agent window. Pure logic with an injected clock — it owns no timers. Every
+// input method returns the current view, the change it caused (if any) and the next deadline at
+// which it wants `tick()` to be called. docs/state-rules.md describes the rules in prose.
+import type { AgentState, EngineState } from '../types.js';
+import type { HookFact } from '../integrations/events/types.js';
+import {
+  ANSWERED_MS, BACKGROUND_STALE_MS, DONE_IDLE_MS, DONE_UNCHANGED_MS, FALLBACK_IDLE_MS,
+  HOOK_IDLE_CONTRADICTED_MS, INTERRUPTED_IDLE_MS, PENDING_IDLE_HOLD_MS, STARTUP_GRACE_MS,
+} from './constants.js';
+import {
+  KNOWN_AGENTS, SeqBook, START_SOURCES, canonicalAgent, classifySource, mayReplaceSession, parseSeq,
+  validSessionId, type SourceClass,
+} from './reports.js';
+
+/** One manifest evaluation of the screen (detect's output for the current snapshot). */
+export interface ScreenEvaluation {
+  state: EngineState;
+  visibleIdle: boolean;
+  visibleBlocker: boolean;
+  visibleWorking: boolean;
+  skipStateUpdate: boolean;
+  /** Fingerprint of the detection text (+ OSC inputs); equal hashes mean "unchanged". */
+  hash: string;
+  /** Whether the agent's manifest has any rule that can yield idle (overrides the constructor option). */
+  hasIdleRules?: boolean;
+  /** True when no rule matched (the engine's idle fallback). Inferred as idle without visible flags if absent. */
+  fallback?: boolean;
+  /** Winning rule id, for `explain`. */
+  rule?: string;
+}
+
+export type Authority = 'none' | 'process' | 'screen' | 'hook' | 'report' | 'lifecycle';
+export type ConversationOrigin = 'launch' | 'hook' | 'report';
+export type HookPhase = 'working' | 'blocked' | 'ended' | 'interrupted' | 'background';
+export type ReportState = 'idle' | 'working' | 'blocked' | 'unknown';
+
+export interface PendingTimer {
+  /** Stable name, e.g. "startup-grace", "done-confirm", "answered", "interrupted". */
+  name: string;
+  /** Clock time at which it fires. */
+  at: number;
+  /** What happens then, in words. */
+  what: string;
+}
+
+export interface ArbiterView {
+  agent: string;
+  state: AgentState;
+  /** The state before the done/seen presentation (`done` shows as idle here). */
+  engineState: EngineState | 'exited';
+  authority: Authority;
+  /** Human explanation for `nerdr explain`. */
+  reason: string;
+  /** Clock time of the last change of `state`. */
+  since: number;
+  seen: boolean;
+  /** Working only because subagents or background tasks still run after the turn ended. */
+  background: boolean;
+  subagents: number;
+  backgroundTasks: number;
+  conversationId: string | null;
+  conversationFrom: ConversationOrigin | null;
+  /** Owner of a reported conversation id (report source), when it came from a report. */
+  conversationOwner: string | null;
+  pending: PendingTimer[];
+  hookPhase: HookPhase | null;
+  screen: { state: EngineState; lastEvaluation: number | null; unchangedSince: number | null; rule: string | null };
+  report: { source: string; class: SourceClass; state: ReportState; message: string | null; at: number } | null;
+}
+
+export interface ArbiterChange {
+  at: number;
+  from: AgentState;
+  to: AgentState;
+  /** False when only counts/background/conversation changed. */
+  stateChanged: boolean;
+  authority: Authority;
+  reason: string;
+}
+
+export interface ArbiterUpdate {
+  view: ArbiterView;
+  change: ArbiterChange | null;
+  /** Call `tick()` at this clock time (the supervisor keeps one timer); null = nothing pending. */
+  deadline: number | null;
+  /** Report methods only: whether the report was accepted (herdr answers ok either way). */
+  accepted?: boolean;
+}
+
+export interface ArbiterOptions {
+  /** The agent running in this window (label; canonicalised). */
+  agent: string;
+  /** Injected clock, milliseconds. */
+  clock: () => number;
+  /** Whether the agent's manifest has an idle rule (default true; agy, copilot, gemini, opencode … have none). */
+  hasIdleRules?: boolean;
+  /** A conversation id chosen by nerdr at launch (e.g. Claude --session-id). */
+  conversationId?: string;
+}
+
+export interface AgentReport {
+  source: string;
+  agent: string;
+  state: string;
+  /** u64: bigint, decimal string, or a safe-integer number. */
+  seq?: unknown;
+  message?: string;
+  agentSessionId?: string;
+}
+
+export interface SessionReport {
+  source: string;
+  agent: string;
+  seq?: unknown;
+  agentSessionId?: string;
+  sessionStartSource?: string;
+}
+
+export interface ReleaseReport {
+  source: string;
+  agent: string;
+  seq?: unknown;
+}
+
+interface HookState { phase: HookPhase; at: number; why: string }
+interface Derived { engine: EngineState | 'exited'; authority: Authority; reason: string; quiet: boolean; background: boolean }
+
+const REPORT_STATES = new Set(['idle', 'working', 'blocked', 'unknown']);
+
+export class Arbiter {
+  readonly agent: string;
+  private readonly clock: () => number;
+  private readonly defaultHasIdleRules: boolean;
+
+  // process
+  private proc: 'none' | 'running' | 'exited' = 'none';
+  private graceUntil = -Infinity;
+
+  // screen
+  private ev: ScreenEvaluation | null = null;
+  private evAt = -Infinity;
+  private hashChangedAt = -Infinity;
+  private idleSince = -Infinity;
+  private workingSince = -Infinity;
+  private lastBlockedAt = -Infinity;
+  private screenState: EngineState = 'unknown';
+  private screenWhy = 'no screen evaluation yet';
+
+  // hooks
+  private hook: HookState | null = null;
+  private subagentIds = new Set<string>();
+  private anonSubagents = 0;
+  private bgTasks = 0;
+
+  // reports
+  private seqs = new SeqBook();
+  private custom: { source: string; agent: string; state: ReportState; message: string | null; at: number } | null = null;
+  private lifecycle: { source: string; state: ReportState; message: string | null; at: number; sessionId: string | null } | null = null;
+  private conversation: { id: string; from: ConversationOrigin; owner: string | null } | null = null;
+
+  // published
+  private pubEngine: EngineState | 'exited' = 'unknown';
+  private pubState: AgentState = 'unknown';
+  private pubAuthority: Authority = 'none';
+  private pubReason = 'no agent process yet';
+  private pubBackground = false;
+  private since: number;
+  private seenFlag = true;
+  private activeSinceIdle = false;
+  private pending: PendingTimer[] = [];
+  private lastKey = '';
+
+  constructor(opts: ArbiterOptions) {
+    this.agent = canonicalAgent(opts.agent);
+    this.clock = opts.clock;
+    this.defaultHasIdleRules = opts.hasIdleRules ?? true;
+    this.since = opts.clock();
+    if (opts.conversationId !== undefined && validSessionId(opts.conversationId)) {
+      this.conversation = { id: opts.conversationId.trim(), from: 'launch', owner: null };
+    }
+    this.lastKey = this.key();
+  }
+
+  // ------------------------------------------------------------------ inputs
+
+  /** The agent's process was detected (started or restarted). `grace: false` when re-attaching to a running agent. */
+  processStart(opts: { grace?: boolean } = {}): ArbiterUpdate {
+    const now = this.clock();
+    this.proc = 'running';
+    this.graceUntil = opts.grace === false ? -Infinity : now + STARTUP_GRACE_MS;
+    this.resetTurnState();
+    this.resetScreen();
+    this.custom = null; // reported state lasts until released or the agent restarts
+    this.lifecycle = null;
+    this.activeSinceIdle = false;
+    this.seenFlag = true;
+    return this.advance(now);
+  }
+
+  /** The agent's process exited. */
+  processExit(): ArbiterUpdate {
+    const now = this.clock();
+    this.proc = 'exited';
+    this.resetTurnState();
+    this.lifecycle = null;
+    if (this.custom && KNOWN_AGENTS.has(this.custom.agent)) this.custom = null;
+    this.seqs.clear(); // herdr resets official per-source counters on exit; custom ones restart with the process too
+    return this.advance(now);
+  }
+
+  /** A new manifest evaluation of the screen. Call it whenever detect evaluated (on output / resize). */
+  screen(e: ScreenEvaluation): ArbiterUpdate {
+    const now = this.clock();
+    if (e.skipStateUpdate) return this.advance(now); // transcript viewers, pickers: say nothing
+    const prev = this.ev;
+    if (prev === null || prev.hash !== e.hash) this.hashChangedAt = now;
+    if (e.state === 'idle') { if (prev === null || prev.state !== 'idle') this.idleSince = now; } else this.idleSince = -Infinity;
+    if (e.state === 'working') { if (prev === null || prev.state !== 'working') this.workingSince = now; } else this.workingSince = -Infinity;
+    if (e.state === 'blocked') this.lastBlockedAt = now;
+    this.ev = e;
+    this.evAt = now;
+    return this.advance(now);
+  }
+
+  /** A normalised hook fact (see src/integrations/events). */
+  hookFact(f: HookFact): ArbiterUpdate {
+    const now = this.clock();
+    if (this.proc === 'exited') return this.advance(now); // late events after the exit
+    this.applyHook(f, now);
+    return this.advance(now);
+  }
+
+  /** herdr `pane.report_agent`. */
+  report(r: AgentReport): ArbiterUpdate {
+    const now = this.clock();
+    const accepted = this.applyReport(r, now);
+    return { ...this.advance(now), accepted };
+  }
+
+  /** herdr `pane.report_agent_session`. */
+  reportSession(r: SessionReport): ArbiterUpdate {
+    const now = this.clock();
+    const accepted = this.applySessionReport(r, now);
+    return { ...this.advance(now), accepted };
+  }
+
+  /** herdr `pane.release_agent`. */
+  release(r: ReleaseReport): ArbiterUpdate {
+    const now = this.clock();
+    const accepted = this.applyRelease(r);
+    return { ...this.advance(now), accepted };
+  }
+
+  /** The user has seen the window (active window of a focused client for 1 s): done → idle. */
+  seen(): ArbiterUpdate {
+    const now = this.clock();
+    this.seenFlag = true;
+    return this.advance(now);
+  }
+
+  /** Set the conversation id nerdr chose at launch (e.g. `claude --session-id`). Reported/hook ids win. */
+  setLaunchConversation(id: string): ArbiterUpdate {
+    const now = this.clock();
+    if (validSessionId(id) && (this.conversation === null || this.conversation.from === 'launch')) {
+      this.conversation = { id: id.trim(), from: 'launch', owner: null };
+    }
+    return this.advance(now);
+  }
+
+  /** Re-evaluate timers. Call at (or after) the returned deadline. */
+  tick(): ArbiterUpdate {
+    return this.advance(this.clock());
+  }
+
+  view(): ArbiterView {
+    const subagents = this.subagentCount();
+    const rep = this.lifecycle
+      ? { source: this.lifecycle.source, class: 'full-lifecycle' as SourceClass, state: this.lifecycle.state, message: this.lifecycle.message, at: this.lifecycle.at }
+      : this.custom
+        ? { source: this.custom.source, class: 'custom' as SourceClass, state: this.custom.state, message: this.custom.message, at: this.custom.at }
+        : null;
+    return {
+      agent: this.agent,
+      state: this.pubState,
+      engineState: this.pubEngine,
+      authority: this.pubAuthority,
+      reason: this.pubReason,
+      since: this.since,
+      seen: this.seenFlag,
+      background: this.pubBackground,
+      subagents,
+      backgroundTasks: this.bgTasks,
+      conversationId: this.conversation?.id ?? null,
+      conversationFrom: this.conversation?.from ?? null,
+      conversationOwner: this.conversation?.owner ?? null,
+      pending: this.pending.map((p) => ({ ...p })),
+      hookPhase: this.hook?.phase ?? null,
+      screen: {
+        state: this.screenState,
+        lastEvaluation: this.ev ? this.evAt : null,
+        unchangedSince: this.ev ? this.hashChangedAt : null,
+        rule: this.ev?.rule ?? null,
+      },
+      report: rep,
+    };
+  }
+
+  nextDeadline(): number | null {
+    let d: number | null = null;
+    for (const p of this.pending) if (d === null || p.at < d) d = p.at;
+    return d;
+  }
+
+  // ------------------------------------------------------------------ hooks
+
+  private subagentCount(): number {
+    return this.subagentIds.size + this.anonSubagents;
+  }
+
+  private resetTurnState(): void {
+    this.hook = null;
+    this.subagentIds.clear();
+    this.anonSubagents = 0;
+    this.bgTasks = 0;
+  }
+
+  private resetScreen(): void {
+    this.ev = null;
+    this.evAt = this.hashChangedAt = this.idleSince = this.workingSince = this.lastBlockedAt = -Infinity;
+    this.screenState = 'unknown';
+    this.screenWhy = 'no screen evaluation yet';
+  }
+
+  private applyHook(f: HookFact, now: number): void {
+    let subagent = f.subagent === true;
+    const cid = f.conversationId;
+    if (f.kind === 'session-start') {
+      if (cid !== undefined && validSessionId(cid)) {
+        const c = this.conversation;
+        // A hook's session start names the conversation now running; a reported id from an official owner
+        // is replaced only by a real (re)start, which is what a session-start fact is (compaction is dropped).
+        if (c === null || c.id !== cid) this.conversation = { id: cid, from: 'hook', owner: null };
+      }
+      this.resetTurnState();
+      return;
+    }
+    if (cid !== undefined && this.conversation !== null && this.conversation.id !== cid && f.kind !== 'session-end') {
+      // Another conversation (child session, internal title turn): treat like a subagent.
+      subagent = true;
+    } else if (cid !== undefined && this.conversation === null && validSessionId(cid) && !subagent) {
+      this.conversation = { id: cid, from: 'hook', owner: null };
+    }
+    if (subagent && f.kind !== 'permission' && f.kind !== 'question' && f.kind !== 'answered') return;
+
+    const set = (phase: HookPhase, why: string): void => { this.hook = { phase, at: now, why }; };
+    const detail = f.detail ? ` (${f.detail})` : '';
+    switch (f.kind) {
+      case 'prompt-submit':
+        set('working', f.scheduled ? `${f.event}: a scheduled wakeup started a turn` : `${f.event}: prompt submitted`);
+        break;
+      case 'turn-start':
+        set('working', `${f.event}: turn started${detail}`);
+        break;
+      case 'tool':
+        if (this.hook?.phase === 'background') break; // activity of the background work itself
+        set('working', `${f.event}: agent active${detail}`);
+        break;
+      case 'answered':
+        if (this.hook === null || this.hook.phase === 'blocked') set('working', `${f.event}: dialog answered${detail}`);
+        break;
+      case 'permission':
+        set('blocked', `${f.event}: waiting for permission${detail}${subagent ? ' (from a subagent)' : ''}`);
+        break;
+      case 'question':
+        set('blocked', `${f.event}: waiting for an answer${detail}${subagent ? ' (from a subagent)' : ''}`);
+        break;
+      case 'turn-end': {
+        if (f.subagentsRunning !== undefined && f.subagentsRunning > this.subagentCount()) {
+          this.anonSubagents += f.subagentsRunning - this.subagentCount();
+        }
+        this.bgTasks = f.backgroundTasks ?? 0;
+        const subs = this.subagentCount();
+        if (subs > 0 || this.bgTasks > 0) {
+          set('background', `${f.event}: turn ended but ${subs} subagent(s) and ${this.bgTasks} background task(s) still run`);
+        } else {
+          set('ended', `${f.event}: turn ended${f.error ? ' with an error' : ''}`);
+        }
+        break;
+      }
+      case 'interrupt':
+        set('interrupted', `${f.event}: turn interrupted by the user`);
+        break;
+      case 'notification-idle':
+        if (this.hook === null || this.hook.phase === 'working' || this.hook.phase === 'blocked') {
+          set('ended', `${f.event}: agent says it waits for input`);
+        }
+        break;
+      case 'subagent-start':
+        if (f.subagentId !== undefined) this.subagentIds.add(f.subagentId);
+        else this.anonSubagents++;
+        if (this.hook?.phase === 'ended' || this.hook?.phase === 'interrupted') {
+          set('background', `${f.event}: a subagent started after the turn ended`);
+        }
+        break;
+      case 'subagent-stop':
+        if (f.subagentId !== undefined && this.subagentIds.has(f.subagentId)) this.subagentIds.delete(f.subagentId);
+        else if (this.anonSubagents > 0) this.anonSubagents--;
+        else if (this.subagentIds.size > 0 && f.subagentId === undefined) {
+          const first = this.subagentIds.values().next().value as string;
+          this.subagentIds.delete(first);
+        }
+        if (this.hook?.phase === 'background' && this.subagentCount() === 0 && this.bgTasks === 0) {
+          set('ended', `${f.event}: the last background subagent finished`);
+        }
+        break;
+      case 'session-end':
+        this.resetTurnState();
+        break;
+    }
+  }
+
+  // ------------------------------------------------------------------ reports
+
+  private applyReport(r: AgentReport, now: number): boolean {
+    if (typeof r.state !== 'string' || !REPORT_STATES.has(r.state)) return false;
+    if (typeof r.source !== 'string' || typeof r.agent !== 'string' || r.agent.trim() === '') return false;
+    const seq = r.seq === undefined || r.seq === null ? undefined : parseSeq(r.seq);
+    if (r.seq !== undefined && r.seq !== null && seq === undefined) return false;
+    const label = canonicalAgent(r.agent);
+    const cls = classifySource(r.source, label);
+    if (KNOWN_AGENTS.has(label) && label !== this.agent) return false; // names another agent than the one running
+    if (cls === 'session-only') return false; // hermes/agy must use report_agent_session
+    if (!this.seqs.isFresh(r.source, seq)) return false;
+    const state = r.state as ReportState;
+    const message = typeof r.message === 'string' ? r.message : null;
+    if (cls === 'reserved') {
+      this.seqs.accept(r.source, seq);
+      this.recordSession(r.source, label, r.agentSessionId, undefined);
+      return true;
+    }
+    if (cls === 'full-lifecycle') {
+      if (this.proc === 'exited') return false;
+      const anchored = this.lifecycle?.sessionId ?? (this.conversation?.owner === r.source ? this.conversation.id : null);
+      if (anchored !== null && r.agentSessionId !== undefined && r.agentSessionId !== anchored) return false;
+      this.seqs.accept(r.source, seq);
+      this.lifecycle = { source: r.source, state, message, at: now, sessionId: anchored ?? (validSessionId(r.agentSessionId) ? r.agentSessionId : null) };
+      if (r.agentSessionId !== undefined) this.recordSession(r.source, label, r.agentSessionId, undefined);
+      return true;
+    }
+    // custom
+    if (this.proc === 'exited' && KNOWN_AGENTS.has(label)) return false;
+    if (this.conversation?.owner && this.conversation.owner !== r.source && this.conversation.from === 'report') return false;
+    this.seqs.accept(r.source, seq);
+    this.custom = { source: r.source, agent: label, state, message, at: now };
+    return true;
+  }
+
+  private applySessionReport(r: SessionReport, now: number): boolean {
+    void now;
+    if (typeof r.source !== 'string' || typeof r.agent !== 'string' || r.agent.trim() === '') return false;
+    const seq = r.seq === undefined || r.seq === null ? undefined : parseSeq(r.seq);
+    if (r.seq !== undefined && r.seq !== null && seq === undefined) return false;
+    const label = canonicalAgent(r.agent);
+    const cls = classifySource(r.source, label);
+    if (cls === 'custom') return false; // only official pairs carry session references
+    if (KNOWN_AGENTS.has(label) && label !== this.agent) return false;
+    const start = r.sessionStartSource?.trim();
+    const startSource = start !== undefined && START_SOURCES.has(start) ? start : undefined;
+    const bypass = label === 'opencode' && startSource === 'select' && seq === undefined;
+    if (!bypass && !this.seqs.isFresh(r.source, seq)) return false;
+    if (!validSessionId(r.agentSessionId)) return false;
+    if (!bypass) this.seqs.accept(r.source, seq);
+    const ok = this.recordSession(r.source, label, r.agentSessionId, startSource);
+    if (ok && cls === 'full-lifecycle' && startSource !== undefined) {
+      if (this.lifecycle) this.lifecycle.sessionId = r.agentSessionId.trim();
+    }
+    return ok;
+  }
+
+  /** Store a reported session id following herdr's replacement rules. */
+  private recordSession(source: string, label: string, id: string | undefined, startSource: string | undefined): boolean {
+    if (!validSessionId(id)) return false;
+    const v = id.trim();
+    const c = this.conversation;
+    if (c === null || c.id === v) { this.conversation = { id: v, from: 'report', owner: source }; return true; }
+    if (c.from === 'report' && c.owner === source) {
+      if (!mayReplaceSession(label, startSource)) return false;
+    } else if (c.from === 'report') {
+      // A different official owner takes over only with a recognised start source.
+      if (startSource === undefined || startSource === 'branch') return false;
+    }
+    // ids from the launch or from hooks are guesses compared with a report: reported ids take precedence.
+    this.conversation = { id: v, from: 'report', owner: source };
+    return true;
+  }
+
+  private applyRelease(r: ReleaseReport): boolean {
+    if (typeof r.source !== 'string' || typeof r.agent !== 'string') return false;
+    const seq = r.seq === undefined || r.seq === null ? undefined : parseSeq(r.seq);
+    if (r.seq !== undefined && r.seq !== null && seq === undefined) return false;
+    const label = canonicalAgent(r.agent);
+    if (classifySource(r.source, label) !== 'custom') return false; // official identity follows the process
+    const c = this.custom;
+    if (c !== null && (c.source !== r.source || c.agent !== label)) return false;
+    const effective = c?.agent ?? this.agent;
+    const ownsSession = this.conversation?.owner === r.source;
+    if (effective !== label && !ownsSession) return false;
+    if (!this.seqs.accept(r.source, seq)) return false;
+    this.custom = null;
+    if (ownsSession) this.conversation = null;
+    return true;
+  }
+
+  // ------------------------------------------------------------------ derivation
+
+  private hasIdleRules(): boolean {
+    return this.ev?.hasIdleRules ?? this.defaultHasIdleRules;
+  }
+
+  private isFallback(e: ScreenEvaluation): boolean {
+    return e.fallback ?? (e.state === 'idle' && !e.visibleIdle && !e.visibleBlocker && !e.visibleWorking);
+  }
+
+  /** Screen path (§5.3 adapted): advances `screenState` with its timers. */
+  private runScreen(now: number, timers: PendingTimer[]): void {
+    if (this.proc === 'exited') { this.screenState = 'unknown'; this.screenWhy = 'process exited'; return; }
+    if (now < this.graceUntil) {
+      this.screenState = 'unknown';
+      this.screenWhy = 'startup grace: the screen is not read yet';
+      timers.push({ name: 'startup-grace', at: this.graceUntil, what: 'start reading the screen' });
+      return;
+    }
+    const e = this.ev;
+    if (e === null) return;
+    const prev = this.screenState;
+    switch (e.state) {
+      case 'blocked':
+        this.screenState = 'blocked';
+        this.screenWhy = `screen shows a ${e.visibleBlocker ? 'visible ' : ''}blocker${e.rule ? ` (${e.rule})` : ''}`;
+        return;
+      case 'working':
+        this.screenState = 'working';
+        this.screenWhy = `screen shows work${e.rule ? ` (${e.rule})` : ''}`;
+        return;
+      case 'unknown':
+        if (prev !== 'working') { this.screenState = 'unknown'; this.screenWhy = 'screen matches no known state'; }
+        else this.screenWhy = 'screen unknown: a working agent stays working';
+        return;
+      case 'idle':
+        break;
+    }
+    if (prev === 'idle') return;
+    const fallback = this.isFallback(e);
+    const unchangedSince = this.hashChangedAt;
+    if (fallback && !this.hasIdleRules()) {
+      const at = unchangedSince + FALLBACK_IDLE_MS;
+      if (now >= at) { this.screenState = 'idle'; this.screenWhy = `no rule matches and the screen is unchanged for ${FALLBACK_IDLE_MS / 1000} s (manifest has no idle rule)`; }
+      else timers.push({ name: 'fallback-idle', at, what: 'an unmatched, unchanged screen counts as idle' });
+      return;
+    }
+    if (prev === 'working') {
+      const a = unchangedSince + DONE_UNCHANGED_MS;
+      const b = this.idleSince + DONE_IDLE_MS;
+      if (now >= a) { this.screenState = 'idle'; this.screenWhy = `screen idle and unchanged for ${DONE_UNCHANGED_MS / 1000} s`; }
+      else if (now >= b) { this.screenState = 'idle'; this.screenWhy = `screen idle for ${DONE_IDLE_MS / 1000} s`; }
+      else timers.push({ name: 'done-confirm', at: Math.min(a, b), what: 'working → idle if the screen stays idle' });
+      return;
+    }
+    // unknown/blocked → idle
+    if (e.visibleIdle) { this.screenState = 'idle'; this.screenWhy = `screen shows a visible idle prompt${e.rule ? ` (${e.rule})` : ''}`; return; }
+    const at = this.idleSince + PENDING_IDLE_HOLD_MS;
+    if (now >= at) { this.screenState = 'idle'; this.screenWhy = 'screen idle (held briefly, no visible idle evidence)'; }
+    else timers.push({ name: 'pending-idle', at, what: 'publish idle if the screen stays idle' });
+  }
+
+  private screenActive(now: number): boolean {
+    return this.ev !== null && now >= this.graceUntil && this.proc !== 'exited';
+  }
+
+  /** Combine process, reports, screen and hooks into one engine state. May drop a contradicted hook phase. */
+  private derive(now: number, timers: PendingTimer[]): Derived {
+    const d = (engine: EngineState | 'exited', authority: Authority, reason: string, quiet = false, background = false): Derived =>
+      ({ engine, authority, reason, quiet, background });
+    if (this.proc === 'exited') return d('exited', 'process', 'the agent process exited');
+    if (this.lifecycle) return d(this.lifecycle.state, 'lifecycle', `full-lifecycle report from ${this.lifecycle.source}: ${this.lifecycle.state}${this.lifecycle.message ? ` — ${this.lifecycle.message}` : ''}`);
+    const e = this.ev;
+    const screenOn = this.screenActive(now);
+    const visibleBlocker = screenOn && e !== null && e.visibleBlocker && e.state === 'blocked';
+    if (this.custom) {
+      const c = this.custom;
+      if (visibleBlocker && c.state !== 'blocked' && this.evAt >= c.at) {
+        return d('blocked', 'screen', `a dialog is visible on screen (report from ${c.source} said ${c.state})`);
+      }
+      return d(c.state, 'report', `reported by ${c.source}: ${c.state}${c.message ? ` — ${c.message}` : ''}`);
+    }
+    if (visibleBlocker) return d('blocked', 'screen', `a dialog is visible on screen${e?.rule ? ` (${e.rule})` : ''}`);
+
+    const h = this.hook;
+    if (h !== null && screenOn && e !== null) {
+      const idleCandidate = e.state === 'idle' && !e.visibleWorking;
+      const fallbackNoIdle = this.isFallback(e) && !this.hasIdleRules();
+      switch (h.phase) {
+        case 'blocked': {
+          if (e.state !== 'blocked') {
+            const at = Math.max(h.at, this.lastBlockedAt) + ANSWERED_MS;
+            if (now >= at) {
+              this.hook = null;
+              return { ...this.screenResult(), quiet: true, reason: `no dialog on screen for ${ANSWERED_MS / 1000} s after "${h.why}": answered; ${this.screenWhy}` };
+            }
+            timers.push({ name: 'answered', at, what: 'the dialog counts as answered if it stays off screen' });
+          }
+          break;
+        }
+        case 'working': {
+          if (idleCandidate) {
+            const wait = fallbackNoIdle ? FALLBACK_IDLE_MS : INTERRUPTED_IDLE_MS;
+            const at = Math.max(h.at, this.hashChangedAt, this.idleSince) + wait;
+            if (now >= at) {
+              this.hook = null;
+              return { ...this.screenResult(), quiet: true, reason: `screen idle and unchanged for ${wait / 1000} s with no turn end: interrupted; ${this.screenWhy}` };
+            }
+            timers.push({ name: 'interrupted', at, what: 'an idle, unchanged screen means the turn was interrupted' });
+          }
+          break;
+        }
+        case 'ended':
+        case 'interrupted': {
+          if (e.state === 'working') {
+            const at = Math.max(h.at, this.workingSince) + HOOK_IDLE_CONTRADICTED_MS;
+            if (now >= at) {
+              this.hook = null;
+              return { ...this.screenResult(), reason: `screen shows work for ${HOOK_IDLE_CONTRADICTED_MS / 1000} s after the turn ended: ${this.screenWhy}` };
+            }
+            timers.push({ name: 'activity-after-end', at, what: 'screen work after the turn end takes over' });
+          }
+          break;
+        }
+        case 'background': {
+          if (idleCandidate) {
+            const wait = this.subagentCount() > 0 ? BACKGROUND_STALE_MS : fallbackNoIdle ? FALLBACK_IDLE_MS : DONE_UNCHANGED_MS;
+            const at = Math.max(h.at, this.hashChangedAt) + wait;
+            if (now >= at) {
+              this.hook = null;
+              this.bgTasks = 0;
+              if (this.subagentCount() > 0) { this.subagentIds.clear(); this.anonSubagents = 0; }
+              return { ...this.screenResult(), reason: `background work no longer shows: screen idle and unchanged for ${wait / 1000} s; ${this.screenWhy}` };
+            }
+            timers.push({ name: 'background-settle', at, what: 'background work counts as finished if the screen stays idle' });
+          }
+          break;
+        }
+      }
+    }
+    if (h !== null) {
+      switch (h.phase) {
+        case 'working': return d('working', 'hook', h.why);
+        case 'blocked': return d('blocked', 'hook', h.why);
+        case 'ended': return d('idle', 'hook', h.why);
+        case 'interrupted': return d('idle', 'hook', h.why, true);
+        case 'background': return d('working', 'hook', h.why, false, true);
+      }
+    }
+    return this.screenResult();
+  }
+
+  private screenResult(): Derived {
+    if (this.proc === 'none' && this.ev === null) return { engine: 'unknown', authority: 'none', reason: 'no agent process yet', quiet: false, background: false };
+    return { engine: this.screenState, authority: 'screen', reason: this.screenWhy, quiet: false, background: false };
+  }
+
+  private advance(now: number): ArbiterUpdate {
+    const timers: PendingTimer[] = [];
+    this.runScreen(now, timers);
+    const dv = this.derive(now, timers);
+    // Timers already due were acted on; keep only the future ones (and only the screen timers that still matter).
+    this.pending = timers.filter((t) => t.at > now);
+
+    const prevEngine = this.pubEngine;
+    const prevState = this.pubState;
+    if (dv.engine === 'idle') {
+      if (prevEngine !== 'idle') {
+        // Completion: idle reached after work (not the first idle after startup, not an idle the user caused).
+        const completion = this.activeSinceIdle && !dv.quiet;
+        this.seenFlag = !completion;
+        this.activeSinceIdle = false;
+      }
+    } else if (dv.engine === 'working' || dv.engine === 'blocked') {
+      this.seenFlag = true;
+      this.activeSinceIdle = true;
+    } else if (dv.engine === 'exited') {
+      this.activeSinceIdle = false;
+      this.seenFlag = true;
+    }
+    const state: AgentState = dv.engine === 'idle' ? (this.seenFlag ? 'idle' : 'done') : dv.engine;
+    this.pubEngine = dv.engine;
+    this.pubState = state;
+    this.pubAuthority = dv.authority;
+    this.pubReason = state === 'done' ? `${dv.reason} (not seen yet)` : dv.reason;
+    this.pubBackground = dv.background;
+    if (state !== prevState) this.since = now;
+
+    const key = this.key();
+    let change: ArbiterChange | null = null;
+    if (key !== this.lastKey) {
+      change = { at: now, from: prevState, to: state, stateChanged: state !== prevState, authority: dv.authority, reason: this.pubReason };
+      this.lastKey = key;
+    }
+    return { view: this.view(), change, deadline: this.nextDeadline() };
+  }
+
+  private key(): string {
+    return [this.pubState, this.pubBackground, this.subagentCount(), this.bgTasks, this.conversation?.id ?? ''].join('|');
+  }
+}

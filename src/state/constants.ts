@@ -1,0 +1,21 @@
+// Every timing constant of the arbiter, in milliseconds. docs/state-rules.md explains each.
+
+/** After a process starts, screen evaluations are not used for this long (herdr §5.2). */
+export const STARTUP_GRACE_MS = 3000;
+/** Screen path, working → done: the idle screen must be unchanged this long … */
+export const DONE_UNCHANGED_MS = 2500;
+/** … or idle (changing or not) this long. */
+export const DONE_IDLE_MS = 20000;
+/** Agents whose manifest has no idle rule: a screen no rule matches, unchanged this long, is idle. */
+export const FALLBACK_IDLE_MS = 6000;
+/** Pending-idle hold: idle without visible evidence, reached from unknown/blocked, is published after this. */
+export const PENDING_IDLE_HOLD_MS = 700;
+/** Hook said blocked, but no dialog on screen for this long → the dialog was answered (or denied with Esc). */
+export const ANSWERED_MS = 2000;
+/** Hook said working, but the screen is idle and unchanged this long → the turn was interrupted (no hook fires). */
+export const INTERRUPTED_IDLE_MS = 3000;
+/** Hook said the turn ended (or was interrupted), but the screen shows work this long → new activity without a hook. */
+export const HOOK_IDLE_CONTRADICTED_MS = 2000;
+/** Background phase (turn ended, subagents/background tasks remain): with counted subagents still running,
+ *  only an idle screen unchanged this long ends it (a missed SubagentStop must not pin "working" forever). */
+export const BACKGROUND_STALE_MS = 20000;

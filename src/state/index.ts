@@ -1,0 +1,3 @@
+export * from './arbiter.js';
+export * from './constants.js';
+export * from './reports.js';
