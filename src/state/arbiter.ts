@@ -142,7 +142,8 @@ export class Arbiter {
   private hashChangedAt = -Infinity;
   private idleSince = -Infinity;
   private workingSince = -Infinity;
-  private lastBlockedAt = -Infinity;
+  /** When the screen last stopped showing a blocker (first non-blocked evaluation after a blocked one). */
+  private blockerGoneAt = -Infinity;
   private screenState: EngineState = 'unknown';
   private screenWhy = 'no screen evaluation yet';
 
@@ -216,7 +217,7 @@ export class Arbiter {
     if (prev === null || prev.hash !== e.hash) this.hashChangedAt = now;
     if (e.state === 'idle') { if (prev === null || prev.state !== 'idle') this.idleSince = now; } else this.idleSince = -Infinity;
     if (e.state === 'working') { if (prev === null || prev.state !== 'working') this.workingSince = now; } else this.workingSince = -Infinity;
-    if (e.state === 'blocked') this.lastBlockedAt = now;
+    if (e.state !== 'blocked' && prev !== null && prev.state === 'blocked') this.blockerGoneAt = now;
     this.ev = e;
     this.evAt = now;
     return this.advance(now);
@@ -326,7 +327,7 @@ export class Arbiter {
 
   private resetScreen(): void {
     this.ev = null;
-    this.evAt = this.hashChangedAt = this.idleSince = this.workingSince = this.lastBlockedAt = -Infinity;
+    this.evAt = this.hashChangedAt = this.idleSince = this.workingSince = this.blockerGoneAt = -Infinity;
     this.screenState = 'unknown';
     this.screenWhy = 'no screen evaluation yet';
   }
@@ -602,7 +603,7 @@ export class Arbiter {
       switch (h.phase) {
         case 'blocked': {
           if (e.state !== 'blocked') {
-            const at = Math.max(h.at, this.lastBlockedAt) + ANSWERED_MS;
+            const at = Math.max(h.at, this.blockerGoneAt) + ANSWERED_MS;
             if (now >= at) {
               this.hook = null;
               return { ...this.screenResult(), quiet: true, reason: `no dialog on screen for ${ANSWERED_MS / 1000} s after "${h.why}": answered; ${this.screenWhy}` };
