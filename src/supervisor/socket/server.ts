@@ -76,6 +76,8 @@ export interface SocketServerOptions<W> {
   maxPendingWriteBytes?: number;
   /** Default 4096. */
   maxConnections?: number;
+  /** Listen backlog (capped by the kernel's somaxconn). Default 4096. */
+  backlog?: number;
   /** Reported by `ping`. */
   version?: string;
   /** herdr protocol number reported by `ping` (20). */
@@ -264,7 +266,8 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.path, () => {
+    // A deep accept queue: a burst of hooks must not see EAGAIN (Node's default is 511).
+    server.listen({ path: opts.path, backlog: opts.backlog ?? 4096 }, () => {
       server.off('error', reject);
       resolve();
     });

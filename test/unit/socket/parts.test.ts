@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { parseU64, rawValueAt, stringifyExact } from '../../../src/supervisor/socket/exact-json.js';
+import { LineReader } from '../../../src/supervisor/socket/line-reader.js';
+import { sanitize, stripControl } from '../../../src/supervisor/socket/sanitize.js';
+import { SeqTracker } from '../../../src/supervisor/socket/seq.js';
+
+describe('rawValueAt', () => {
+  it('finds nested values, skipping strings with quotes, escapes and brackets', () => {
+    const text = '{"a":"x\\"}{[","params":{"s":"\\\\","arr":[1,{"seq":2}],"seq":  18446744073709551615 }}';
+    expect(rawValueAt(text, ['params', 'seq'])).toBe('18446744073709551615');
+    expect(rawValueAt(text, ['params', 'missing'])).toBeUndefined();
+    expect(rawValueAt(text, ['a', 'seq'])).toBeUndefined();
+    expect(rawValueAt('{"params":{}}', ['params', 'seq'])).toBeUndefined();
+  });
+  it('uses the last duplicate key at every level', () => {
+    expect(rawValueAt('{"params":{"seq":1},"params":{"seq":2}}', ['params', 'seq'])).toBe('2');
+    expect(rawValueAt('{"params":{"seq":1},"params":{}}', ['params', 'seq'])).toBeUndefined();
+  });
+});
+
+describe('parseU64', () => {
+  it.each([
+    ['0', 0n],
+    ['18446744073709551615', 18446744073709551615n],
+    ['null', null],
+    ['18446744073709551616', undefined],
+    ['01', undefined],
+    ['-0', undefined],
+    ['1e2', undefined],
+    ['1.0', undefined],
+  ])('%s → %s', (raw, want) => expect(parseU64(raw)).toBe(want));
+});
+
+describe('stringifyExact', () => {
+  it('writes bigints as integers', () => {
+    expect(stringifyExact({ a: 2n ** 64n - 1n, b: 'x' })).toBe('{"a":18446744073709551615,"b":"x"}');
+  });
+});
+
+describe('LineReader', () => {
+  it('splits lines across chunks and decodes split UTF-8', () => {
+    const r = new LineReader(100);
+    const bytes = Buffer.from('héllo\nwörld\n');
+    const out = [...r.push(bytes.subarray(0, 2)), ...r.push(bytes.subarray(2, 9)), ...r.push(bytes.subarray(9))];
+    expect(out).toEqual([
+      { kind: 'line', text: 'héllo' },
+      { kind: 'line', text: 'wörld' },
+    ]);
+  });
+  it('refuses as soon as a line crosses the limit and holds nothing after', () => {
+    const r = new LineReader(10);
+    expect(r.push(Buffer.from('12345'))).toEqual([]);
+    expect(r.push(Buffer.from('678901'))).toEqual([{ kind: 'too_long' }]);
+    expect(r.buffered).toBe(0);
+    expect(r.push(Buffer.from('\nok\n'))).toEqual([]);
+  });
+});
+
+describe('sanitize', () => {
+  it('cleans strings and keys recursively and keeps __proto__ as data', () => {
+    const v = sanitize(JSON.parse('{"k\\u0001":["a\\tb",{"__proto__":"x\\u009b"}],"n":1,"z":null}')) as Record<string, unknown>;
+    expect(v).toEqual({ k: ['a b', { ['__proto__']: 'x' }], n: 1, z: null });
+    expect(Object.getPrototypeOf((v.k as unknown[])[1])).toBe(Object.prototype);
+    expect(stripControl('clean')).toBe('clean');
+  });
+});
+
+describe('SeqTracker', () => {
+  it('is per pane and forgets', () => {
+    const t = new SeqTracker();
+    expect(t.accept('p1', 's', 5n)).toBe(true);
+    expect(t.accept('p2', 's', 1n)).toBe(true);
+    expect(t.accept('p1', 's', undefined)).toBe(false);
+    t.forget('p1', 's');
+    expect(t.accept('p1', 's', undefined)).toBe(true);
+    expect(t.accept('p1', 's', 1n)).toBe(true);
+  });
+});
