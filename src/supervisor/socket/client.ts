@@ -1,6 +1,7 @@
 // A small client for the CLI: one connection per request, as the protocol wants.
 
 import { connect, type Socket } from 'node:net';
+import { stringifyExact } from './exact-json.js';
 
 /** Why a request failed. `code` is the server's error code, or one of the client-side ones:
  * `server_not_running` (no socket / nobody listening), `timeout`, `connection_closed`,
@@ -139,7 +140,8 @@ function resultOf(reply: Record<string, unknown>): unknown {
 }
 
 function requestLine(method: string, params: unknown, id: string): string {
-  return JSON.stringify({ id, method, params: params ?? {} }) + '\n';
+  // Exact bigints: a u64 `seq` must reach the server digit for digit.
+  return stringifyExact({ id, method, params: params ?? {} }) + '\n';
 }
 
 /** Sends one request and resolves with its `result` (rejects with SocketRequestError). */
