@@ -106,7 +106,10 @@ export class Mirror {
    * Returns `needsResnapshot`.
    */
   write(bytes: Uint8Array, cb?: () => void): boolean {
-    if (this.disposed) return false;
+    if (this.disposed) {
+      if (cb) queueMicrotask(cb);
+      return false;
+    }
     const n = bytes.length;
     if (n > 0) {
       if (this.checkFirstByte) {

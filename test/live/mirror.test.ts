@@ -2,6 +2,7 @@
 // snapshot, stream %output, and compare with tmux's own capture once the producer stops.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +23,7 @@ try {
   tmuxOk = false;
 }
 
-const servers: string[] = [];
+const servers: { sock: string; path: string }[] = [];
 
 function tmuxArgs(sock: string): string[] {
   return ['-u', '-L', sock, '-f', '/dev/null'];
@@ -49,8 +50,10 @@ function toLines(out: Buffer): Buffer[] {
 
 async function startServer(mode: string, seed: number): Promise<string> {
   const sock = `nerdr-test-${randomBytes(6).toString('hex')}`;
-  servers.push(sock);
+  const entry = { sock, path: '' };
+  servers.push(entry);
   await tmux(sock, 'new-session', '-d', '-s', 't', '-x', '120', '-y', '40', `exec node '${PRODUCER}' ${mode} ${seed}`);
+  entry.path = (await tmux(sock, 'display', '-p', '#{socket_path}')).toString().trim();
   return sock;
 }
 
@@ -76,12 +79,14 @@ async function cursorOf(sock: string): Promise<{ x: number; y: number }> {
 const trimRows = (rows: string[]): string[] => rows.map((r) => r.trimEnd());
 
 afterAll(async () => {
-  for (const sock of servers) {
+  for (const { sock, path } of servers) {
     try {
       await tmux(sock, 'kill-server');
     } catch {
       /* already gone */
     }
+    // tmux 3.3a leaves the socket file behind after kill-server.
+    if (path.includes('nerdr-test-')) await rm(path, { force: true });
   }
 });
 
