@@ -1,0 +1,120 @@
+// Gates, precedence and the result object (manifest-format.md §1.3–1.5), and the slow-rule guard.
+import { describe, expect, it } from 'vitest';
+import { evaluate, FALLBACK_REASON, RuleGuard } from '../../../src/detect/evaluate.js';
+import { parseManifest, type Manifest } from '../../../src/detect/schema.js';
+
+function manifest(rules: string): Manifest {
+  const r = parseManifest(`id = "t"\n${rules}`);
+  if (!r.ok) throw new Error(r.errors.join('\n'));
+  return r.manifest;
+}
+const rule = (id: string, body: string, extra = '') => `[[rules]]\nid = "${id}"\n${extra}\n${body}\n`;
+const hit = (m: Manifest, text: string) => evaluate(m, { text }).matches.map((x) => x.id);
+
+describe('gates', () => {
+  it('contains: case-insensitive (full lower-casing), every needle, NBSP is not a space', () => {
+    const m = manifest(rule('a', 'contains = ["ESC to", "İ"]', 'state = "working"') + rule('b', 'contains = ["❯ "]'));
+    expect(hit(m, 'esc TO interrupt İ\n')).toEqual(['a']);
+    expect(hit(m, 'esc to\n')).toEqual([]);
+    expect(hit(m, '❯\u00A0\n')).toEqual([]);
+    expect(hit(m, '❯ x\n')).toEqual(['b']);
+  });
+  it('empty contains string is always true', () => {
+    expect(hit(manifest(rule('a', 'contains = [""]')), '')).toEqual(['a']);
+  });
+  it('regex is case-sensitive unless (?i); searches the whole region', () => {
+    const m = manifest(rule('a', "regex = ['Esc to']") + rule('b', "regex = ['(?i)esc to']") + rule('c', "regex = ['a\\nb']"));
+    expect(hit(m, 'esc to\n')).toEqual(['b']);
+    expect(hit(m, 'a\nb\n')).toEqual(['c']);
+  });
+  it('line_regex: each pattern on some line, lines may differ; empty region has no lines', () => {
+    const m = manifest(rule('a', "line_regex = ['^x$', '^y$']"));
+    expect(hit(m, 'x\ny\n')).toEqual(['a']);
+    expect(hit(m, 'xy\n')).toEqual([]);
+    expect(hit(manifest(rule('e', "line_regex = ['^$']")), '')).toEqual([]);
+    expect(hit(manifest(rule('e', "line_regex = ['^$']")), '\n')).toEqual(['e']);
+  });
+  it('all / any / not nest, see the same region, and not-of-not means must', () => {
+    const m = manifest(
+      rule('r', 'contains = ["a"]\nall = [ { any = [ { contains = ["b"] }, { contains = ["c"] } ] } ]\nnot = [ { contains = ["d", "e"] } ]') +
+        rule('nn', 'contains = ["a"]\nnot = [ { not = [ { contains = ["z"] } ] } ]'),
+    );
+    expect(hit(m, 'a c\n')).toEqual(['r']);
+    expect(hit(m, 'a\n')).toEqual([]);
+    expect(hit(m, 'a b d\n')).toEqual(['r']);
+    expect(hit(m, 'a b d e\n')).toEqual([]);
+    expect(hit(m, 'a b z\n')).toEqual(['r', 'nn']);
+  });
+});
+
+describe('choosing the result', () => {
+  const m = manifest(
+    rule('first', 'contains = ["x"]', 'state = "idle"\npriority = 250\nvisible_idle = true') +
+      rule('second', 'contains = ["x"]', 'state = "idle"\npriority = 250') +
+      rule('low', 'contains = ["x"]', 'state = "working"\npriority = 10\nvisible_working = true') +
+      rule('higher_later', 'contains = ["y"]', 'state = "blocked"\npriority = 900\nvisible_idle = true'),
+  );
+  it('highest priority wins; ties go to the first rule in the file', () => {
+    const r = evaluate(m, { text: 'x\n' });
+    expect(r.rule).toBe('first');
+    expect(r.visibleIdle).toBe(true);
+    expect(r.matches.map((x) => [x.id, x.priority, x.state])).toEqual([
+      ['first', 250, 'idle'],
+      ['second', 250, 'idle'],
+      ['low', 10, 'working'],
+    ]);
+    expect(r.hasIdleRules).toBe(true);
+    expect(r.timings).toHaveLength(4);
+  });
+  it('a visible flag is reported only with its own state', () => {
+    const r = evaluate(m, { text: 'x y\n' });
+    expect(r.rule).toBe('higher_later');
+    expect(r.state).toBe('blocked');
+    expect(r.visibleIdle).toBe(false);
+    expect(r.visibleBlocker).toBe(false);
+  });
+  it('no match → idle fallback, no flags', () => {
+    const r = evaluate(m, { text: 'nothing\n' });
+    expect(r).toMatchObject({ state: 'idle', rule: null, fallbackReason: FALLBACK_REASON, visibleIdle: false, skipStateUpdate: false });
+  });
+  it('skip_state_update and OSC regions', () => {
+    const s = manifest(
+      rule('viewer', 'contains = ["q to quit"]', 'state = "unknown"\nskip_state_update = true\npriority = 1000') +
+        rule('spin', "regex = ['^⠋ ']", 'state = "working"\nregion = "osc_title"\npriority = 1100') +
+        rule('prog', "regex = ['^4;0']", 'state = "idle"\nregion = "osc_progress"'),
+    );
+    expect(evaluate(s, { text: 'q to quit\n' })).toMatchObject({ state: 'unknown', skipStateUpdate: true });
+    expect(evaluate(s, { text: 'q to quit\n', oscTitle: '⠋ x' })).toMatchObject({ state: 'working', skipStateUpdate: false });
+    expect(evaluate(s, { text: '', oscProgress: '4;0;' }).rule).toBe('prog');
+  });
+});
+
+describe('slow-rule guard', () => {
+  it('disables a rule whose recent evaluations exceed the budget, with one warning', () => {
+    const m = manifest(rule('slow', 'contains = ["x"]', 'state = "working"') + rule('fast', 'contains = ["x"]', 'state = "idle"'));
+    let t = 0;
+    const warnings: string[] = [];
+    // Fake clock: each reading advances 10 ms → every rule "takes" 10 ms.
+    const guard = new RuleGuard('t', { budgetMs: 25, window: 5, now: () => (t += 10), onWarning: (w) => warnings.push(w) });
+    expect(evaluate(m, { text: 'x\n' }, { guard }).rule).toBe('slow');
+    expect(evaluate(m, { text: 'x\n' }, { guard }).rule).toBe('slow');
+    // Third evaluation pushes both rules over 25 ms; from then on they are skipped.
+    evaluate(m, { text: 'x\n' }, { guard });
+    const r = evaluate(m, { text: 'x\n' }, { guard });
+    expect(r.disabledRules).toEqual(['slow', 'fast']);
+    expect(r.state).toBe('idle');
+    expect(r.fallbackReason).toBe(FALLBACK_REASON);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/rule "slow" disabled/);
+  });
+  it('a real pathological regex on a huge region is bounded by the region cap and then disabled', () => {
+    const m = manifest(rule('evil', "regex = ['^(\\w+\\s?)*$']", 'state = "working"'));
+    const warnings: string[] = [];
+    const guard = new RuleGuard('t', { budgetMs: 1, onWarning: (w) => warnings.push(w) });
+    const text = `${'a'.repeat(22)}!\n`;
+    const deadline = Date.now() + 20000;
+    while (warnings.length === 0 && Date.now() < deadline) evaluate(m, { text }, { guard });
+    expect(warnings.length).toBe(1);
+    expect(evaluate(m, { text }, { guard }).disabledRules).toEqual(['evil']);
+  });
+});
