@@ -172,7 +172,8 @@ describe.skipIf(!tmuxOk)('mirror against live tmux', () => {
     const sock = await startServer('static-alt', 3);
     await waitFor('READY', async () => {
       const d = (await tmux(sock, 'display', '-p', '-t', 't', '#{alternate_on} #{cursor_flag} #{cursor_x} #{cursor_y}')).toString().trim();
-      return d === '1 0 6 11' ? true : undefined;
+      const pending = (await tmux(sock, 'capture-pane', '-p', '-P', '-C', '-t', 't')).toString().trim();
+      return d === '1 0 6 11' && pending === '\\033[3' ? true : undefined;
     });
     const t = ['-t', 't'];
     const blocks = [
@@ -183,7 +184,7 @@ describe.skipIf(!tmuxOk)('mirror against live tmux', () => {
     ];
     const seed = buildSeed(blocks);
     expect(seed.state).toMatchObject({ alternateOn: true, scrollUpper: 2, scrollLower: 29, cursorVisible: false });
-    expect(seed.partial.length).toBe(0);
+    expect(seed.partial).toEqual(Buffer.from('\x1b[3'));
     const m = new Mirror(10, 10, { scrollback: 0 });
     try {
       m.seed(seed);
@@ -194,9 +195,17 @@ describe.skipIf(!tmuxOk)('mirror against live tmux', () => {
       expect(snap.altScreen).toBe(true);
       expect(m.renderAnsi()).toContain('\x1b[0;44mstatus 中文');
 
+      // The rest of the half-received sequence: tmux and the mirror must both complete it.
+      const pid = Number((await tmux(sock, 'display', '-p', ...t, '#{pane_pid}')).toString().trim());
+      process.kill(pid, 'SIGUSR1');
+      await waitFor('G', async () => ((await capture(sock))[11]?.includes('G') ? true : undefined));
+      m.write(Buffer.from('2mG'));
+      await m.flushed();
+      expect(trimRows(m.snapshot().rows)).toEqual(trimRows(await capture(sock)));
+      expect(m.renderAnsi().split('\n')[11]).toContain('\x1b[0;32mG');
+
       // Leave the alternate screen in tmux (the producer does it on SIGUSR2) and feed the
       // mirror the same bytes: the saved main screen and cursor must come back identically.
-      const pid = Number((await tmux(sock, 'display', '-p', ...t, '#{pane_pid}')).toString().trim());
       process.kill(pid, 'SIGUSR2');
       await waitFor('main screen', async () =>
         (await tmux(sock, 'display', '-p', ...t, '#{alternate_on}')).toString().trim() === '0' ? true : undefined,

@@ -84,7 +84,9 @@ async function main() {
     out('\x1b[?1049h\x1b[H\x1b[2J\x1b[1;1HREADY\x1b[40;1H\x1b[44mstatus 中文\x1b[0m');
     out('\x1b[3;30r\x1b[10;5H');
     for (let i = 0; i < 5; i++) out(line(6) + '\r\n');
-    out('\x1b[?25l\x1b[12;7H');
+    // Ends inside an escape sequence: tmux holds "ESC [ 3" in its parser (capture-pane -P).
+    out('\x1b[?25l\x1b[12;7H\x1b[3');
+    process.on('SIGUSR1', () => out('2mG'));
     process.on('SIGUSR2', () => out('\x1b[r\x1b[?1049l'));
   }
   setInterval(() => {}, 1 << 30);
