@@ -1,0 +1,101 @@
+// What every command needs: which tmux server, and a supervisor to talk to.
+
+import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import type { Command } from 'commander';
+import { NerdrError } from '../errors.js';
+import { checkTmuxVersion, resolveSocket, serverRunning } from '../tmux/server.js';
+import { ensureStateDir, nerdrBin, serverFiles } from '../paths.js';
+import { request, SocketRequestError } from '../supervisor/socket/index.js';
+
+export interface GlobalOptions {
+  L?: string;
+  S?: string;
+}
+
+export function globalOpts(cmd: Command): GlobalOptions {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  return root.opts<GlobalOptions>();
+}
+
+/** The tmux socket for this invocation; checks tmux's version and that the server runs. */
+export async function tmuxSocket(cmd: Command, { mustRun = true } = {}): Promise<string> {
+  await checkTmuxVersion();
+  const g = globalOpts(cmd);
+  const sock = resolveSocket({ name: g.L, socket: g.S });
+  if (mustRun && !(await serverRunning(sock))) {
+    throw new NerdrError(`no tmux server is running at ${sock}`, 'start tmux first (`tmux new -s work`), or name the right server with -L / -S');
+  }
+  return sock;
+}
+
+interface Info {
+  pid: number;
+  ready: boolean;
+}
+
+async function info(socketFile: string, timeoutMs = 1500): Promise<Info | null> {
+  try {
+    return (await request(socketFile, 'nerdr.info', {}, { timeoutMs })) as Info;
+  } catch (err) {
+    if (err instanceof SocketRequestError) return null;
+    throw err;
+  }
+}
+
+/** Starts the supervisor for this tmux server if none answers; returns its socket path. */
+export async function ensureSupervisor(sock: string): Promise<string> {
+  ensureStateDir();
+  const files = serverFiles(sock);
+  const first = await info(files.socket);
+  if (first?.ready) return files.socket;
+  if (!first) {
+    const out = openSync(files.log, 'a', 0o600);
+    const child = spawn(process.execPath, [nerdrBin, '-S', sock, 'supervise', '--foreground'], {
+      detached: true,
+      stdio: ['ignore', out, out],
+      env: { ...process.env, NERDR_DETACHED: '1' },
+    });
+    child.unref();
+  }
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const i = await info(files.socket, 500);
+    if (i?.ready) return files.socket;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new NerdrError('the supervisor did not start within 10 s', `see its log: ${files.log}; or run \`nerdr supervise --foreground\` to watch it start`);
+}
+
+/** One request to the supervisor, started on demand. Errors become NerdrErrors. */
+export async function call<T>(cmd: Command, method: string, params: unknown = {}, opts: { timeoutMs?: number } = {}): Promise<T> {
+  const sock = await tmuxSocket(cmd);
+  const socketFile = await ensureSupervisor(sock);
+  try {
+    return (await request(socketFile, method, params, { timeoutMs: opts.timeoutMs ?? 10_000 })) as T;
+  } catch (err) {
+    if (err instanceof SocketRequestError) throw new NerdrError(err.message);
+    throw err;
+  }
+}
+
+/** The session of the calling client (inside tmux), or the one named with -t. */
+export async function callerSession(sock: string, explicit: string | undefined): Promise<string> {
+  const { tmux } = await import('../tmux/server.js');
+  if (explicit) {
+    const r = await tmux(sock, ['display', '-p', '-t', explicit, '#{session_id}']);
+    if (r.code !== 0) throw new NerdrError(`no tmux session "${explicit}"`, 'list sessions with `tmux ls`');
+    return r.stdout.trim();
+  }
+  const pane = process.env.TMUX_PANE;
+  if (pane && process.env.TMUX) {
+    const r = await tmux(sock, ['display', '-p', '-t', pane, '#{session_id}']);
+    if (r.code === 0) return r.stdout.trim();
+  }
+  const r = await tmux(sock, ['list-sessions', '-F', '#{session_id}\t#{session_name}\t#{session_attached}']);
+  const sessions = r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t')).filter((s) => s[1] !== '_nerdr');
+  const attached = sessions.find((s) => s[2] !== '0') ?? sessions[0];
+  if (!attached) throw new NerdrError('the tmux server has no session to put the window in', 'name one with -t SESSION, or start one with `tmux new -s work`');
+  return attached[0]!;
+}

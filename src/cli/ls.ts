@@ -1,0 +1,47 @@
+// `nerdr ls` and `nerdr status`: what every agent is doing.
+
+import type { Command } from 'commander';
+import { call } from './context.js';
+import { age, printJson, table } from './print.js';
+import type { AgentRow } from '../supervisor/api.js';
+
+const STATE_ORDER = ['blocked', 'done', 'working', 'idle', 'unknown', 'exited'];
+const GLYPH: Record<string, string> = { blocked: '✋', done: '✓', working: '⏳', idle: '○', unknown: '◌', exited: '✕' };
+
+export function register(program: Command): void {
+  program
+    .command('ls')
+    .description('list every agent: name, agent, state, session, window, pane, cwd')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls');
+      if (opts.json) return printJson(agents);
+      if (agents.length === 0) {
+        process.stdout.write('no agents; start one with `nerdr new claude` (or `nerdr demo`)\n');
+        return;
+      }
+      const now = Date.now();
+      const rows = agents.map((a) => [
+        a.name,
+        a.agent,
+        a.state + (a.exitStatus ? `(${a.exitStatus})` : ''),
+        age(now - a.stateSince),
+        a.session,
+        a.windowIndex === null ? a.window : `${a.windowIndex} ${a.window}`,
+        a.pane,
+        a.cwd,
+      ]);
+      process.stdout.write(table(['NAME', 'AGENT', 'STATE', 'FOR', 'SESSION', 'WINDOW', 'PANE', 'CWD'], rows));
+    });
+
+  program
+    .command('status')
+    .description('one short line for a status bar: agents counted by state')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const s = await call<{ counts: Record<string, number>; total: number }>(cmd, 'nerdr.status');
+      if (opts.json) return printJson(s);
+      const parts = STATE_ORDER.filter((k) => s.counts[k]).map((k) => `${GLYPH[k]}${s.counts[k]} ${k}`);
+      process.stdout.write((parts.length ? parts.join('  ') : 'no agents') + '\n');
+    });
+}

@@ -1,0 +1,138 @@
+// `nerdr new <agent>` and `nerdr term`: a window running an agent (watched) or a plain shell.
+
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { NerdrError } from '../errors.js';
+import { AGENTS, knownAgents } from '../integrations/agents.js';
+import { callerSession, ensureSupervisor, tmuxSocket } from './context.js';
+import { request, SocketRequestError } from '../supervisor/socket/index.js';
+import { tmux } from '../tmux/server.js';
+import { printJson } from './print.js';
+
+interface NewOpts {
+  name?: string;
+  cwd?: string;
+  target?: string;
+  cmd?: string;
+  hooks?: boolean;
+  detach?: boolean;
+  json?: boolean;
+}
+
+export function onPath(program: string, envPath = process.env.PATH ?? ''): boolean {
+  if (program.includes('/')) return isExecutable(program);
+  return envPath.split(path.delimiter).some((dir) => dir && isExecutable(path.join(dir, program)));
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function resolveCwd(dir: string | undefined): string {
+  const cwd = path.resolve(dir ?? process.cwd());
+  try {
+    if (!statSync(cwd).isDirectory()) throw new Error();
+  } catch {
+    throw new NerdrError(`--cwd ${cwd} is not a folder`, 'pass an existing folder');
+  }
+  return cwd;
+}
+
+export interface CreateParams {
+  agent: string;
+  name: string;
+  cwd: string;
+  argv: string[];
+  watched: boolean;
+  target?: string | undefined;
+  detach?: boolean | undefined;
+}
+
+/** Asks the supervisor for the window; selects it for the calling client unless detached. */
+export async function createWindow(cmd: Command, p: CreateParams): Promise<{ window: string; pane: string; session: string }> {
+  const sock = await tmuxSocket(cmd);
+  const session = await callerSession(sock, p.target);
+  const socketFile = await ensureSupervisor(sock);
+  let r: { window: string; pane: string };
+  try {
+    r = (await request(socketFile, 'nerdr.new', { ...p, session }, { timeoutMs: 15_000 })) as { window: string; pane: string };
+  } catch (err) {
+    if (err instanceof SocketRequestError) throw new NerdrError(err.message);
+    throw err;
+  }
+  const inCaller = process.env.TMUX && process.env.TMUX_PANE && !p.target;
+  if (!p.detach && inCaller) await tmux(sock, ['select-window', '-t', `${session}:${r.window}`]);
+  return { ...r, session };
+}
+
+export function register(program: Command): void {
+  program
+    .command('new [agent] [args...]')
+    .description(`open a window running an agent, watched by nerdr (agents: ${knownAgents().join(', ')})`)
+    .option('--name <name>', 'window name (default: the agent)')
+    .option('--cwd <dir>', 'working folder (default: here)')
+    .option('-t, --target <session>', 'tmux session to add the window to (default: the current one)')
+    .option('--cmd <command>', 'run this shell command instead of a known agent; its agent is found from its processes')
+    .option('--no-hooks', 'do not wire the agent\'s hooks (screen detection only)')
+    .option('-d, --detach', 'do not switch to the new window')
+    .option('--json', 'print JSON')
+    .action(async (agentName: string | undefined, args: string[], opts: NewOpts, cmd: Command) => {
+      let agent: string;
+      let argv: string[];
+      if (opts.cmd !== undefined) {
+        if (agentName) throw new NerdrError('give either an agent or --cmd, not both');
+        if (!opts.cmd.trim()) throw new NerdrError('--cmd needs a command');
+        agent = 'unknown';
+        argv = ['/bin/sh', '-c', opts.cmd];
+      } else {
+        if (!agentName) throw new NerdrError('which agent?', `name one: nerdr new ${knownAgents().join('|')}, or nerdr new --cmd 'CMD …'`);
+        const spec = AGENTS[agentName];
+        if (!spec) throw new NerdrError(`unknown agent "${agentName}"`, `known agents: ${knownAgents().join(', ')}; for anything else use --cmd 'CMD …'`);
+        if (!onPath(spec.command[0]!)) {
+          throw new NerdrError(`${spec.description} is not installed here (\`${spec.command[0]}\` is not on PATH)`, `install it, or try the simulated agent: nerdr demo`);
+        }
+        agent = spec.id;
+        argv = [...spec.command, ...args];
+      }
+      const name = opts.name ?? (opts.cmd !== undefined ? opts.cmd.trim().split(/\s+/)[0]!.split('/').pop()! : agent);
+      const r = await createWindow(cmd, {
+        agent,
+        name,
+        cwd: resolveCwd(opts.cwd),
+        argv,
+        watched: true,
+        target: opts.target,
+        detach: opts.detach,
+      });
+      if (opts.json) printJson({ ...r, agent, name });
+      else process.stdout.write(`${r.window}\n`);
+    });
+
+  program
+    .command('term [command...]')
+    .description('open a plain terminal window: not watched, no nerdr environment')
+    .option('--name <name>', 'window name')
+    .option('--cwd <dir>', 'working folder (default: here)')
+    .option('-t, --target <session>', 'tmux session (default: the current one)')
+    .option('-d, --detach', 'do not switch to the new window')
+    .action(async (command: string[], opts: NewOpts, cmd: Command) => {
+      const shell = process.env.SHELL || '/bin/sh';
+      const argv = command.length > 0 ? command : [shell];
+      const r = await createWindow(cmd, {
+        agent: 'term',
+        name: opts.name ?? path.basename(argv[0]!),
+        cwd: resolveCwd(opts.cwd),
+        argv,
+        watched: false,
+        target: opts.target,
+        detach: opts.detach,
+      });
+      process.stdout.write(`${r.window}\n`);
+    });
+}

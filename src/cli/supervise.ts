@@ -1,0 +1,88 @@
+// `nerdr supervise` runs the supervisor; `nerdr supervisor status|stop|restart` manage it.
+
+import type { Command } from 'commander';
+import { NerdrError } from '../errors.js';
+import { serverFiles } from '../paths.js';
+import { pidAlive, readLockPid } from '../supervisor/lock.js';
+import { request, SocketRequestError } from '../supervisor/socket/index.js';
+import { ensureSupervisor, tmuxSocket } from './context.js';
+import { age, printJson } from './print.js';
+
+interface Info {
+  pid: number;
+  ready: boolean;
+  client: string;
+  tmuxVersion: string;
+  agents: number;
+  uptimeMs: number;
+  socket: string;
+}
+
+async function info(socketFile: string): Promise<Info | null> {
+  try {
+    return (await request(socketFile, 'nerdr.info', {}, { timeoutMs: 2000 })) as Info;
+  } catch (err) {
+    if (err instanceof SocketRequestError) return null;
+    throw err;
+  }
+}
+
+async function stop(sock: string): Promise<boolean> {
+  const files = serverFiles(sock);
+  const pid = readLockPid(files.lock);
+  const running = await info(files.socket);
+  if (!running && !(pid && pidAlive(pid))) return false;
+  if (running) await request(files.socket, 'nerdr.stop', {}, { timeoutMs: 2000 }).catch(() => undefined);
+  const target = running?.pid ?? pid!;
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline && pidAlive(target)) await new Promise((r) => setTimeout(r, 50));
+  if (pidAlive(target)) process.kill(target, 'SIGKILL');
+  return true;
+}
+
+export function register(program: Command): void {
+  program
+    .command('supervise')
+    .description('run the supervisor for this tmux server (started on demand by other commands)')
+    .option('--foreground', 'stay in the foreground and log to stderr too')
+    .action(async (opts: { foreground?: boolean }, cmd: Command) => {
+      const sock = await tmuxSocket(cmd);
+      const { runSupervisor } = await import('../supervisor/main.js');
+      if (!opts.foreground) {
+        await ensureSupervisor(sock);
+        return;
+      }
+      await runSupervisor(sock, { foreground: process.env.NERDR_DETACHED !== '1' });
+    });
+
+  const sup = program.command('supervisor').description('the supervisor of this tmux server: status, stop, restart');
+  sup
+    .command('status')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const sock = await tmuxSocket(cmd);
+      const files = serverFiles(sock);
+      const i = await info(files.socket);
+      if (opts.json) return printJson({ running: !!i, ...(i ?? {}), log: files.log });
+      if (!i) {
+        process.stdout.write(`not running (it starts on demand); log: ${files.log}\n`);
+        process.exitCode = 3;
+        return;
+      }
+      process.stdout.write(
+        `running: pid ${i.pid}, up ${age(i.uptimeMs)}, ${i.agents} agent(s), control client ${i.client} on ${i.tmuxVersion}\nsocket: ${i.socket}\nlog: ${files.log}\n`,
+      );
+    });
+  sup.command('stop').action(async (_opts: unknown, cmd: Command) => {
+    const sock = await tmuxSocket(cmd);
+    process.stdout.write((await stop(sock)) ? 'stopped\n' : 'not running\n');
+  });
+  sup.command('restart').action(async (_opts: unknown, cmd: Command) => {
+    const sock = await tmuxSocket(cmd);
+    await stop(sock);
+    await ensureSupervisor(sock);
+    const i = await info(serverFiles(sock).socket);
+    if (!i) throw new NerdrError('the supervisor did not come back', `see ${serverFiles(sock).log}`);
+    process.stdout.write(`restarted: pid ${i.pid}\n`);
+  });
+}

@@ -1,0 +1,63 @@
+// What the supervisor knows about one watched agent pane.
+
+import type { AgentState } from '../types.js';
+import type { Mirror } from '../mirror/mirror.js';
+import type { FoundPane } from './discover.js';
+import { Arbiter } from '../state/index.js';
+
+export interface WatchedAgent {
+  paneId: string;
+  windowId: string;
+  id: string;
+  agent: string;
+  name: string;
+  cwd: string;
+  argv: string[];
+  secretHash: string;
+  links: FoundPane['links'];
+  mirror: Mirror | null;
+  /** A snapshot is on its way: %output for the pane is dropped until it lands. */
+  seeding: boolean;
+  dead: boolean;
+  deadStatus: string;
+  inMode: boolean;
+  state: AgentState;
+  stateSince: number;
+  lastOutputAt: number;
+  /** Evaluation scheduled (output is coalesced). */
+  evalTimer: NodeJS.Timeout | null;
+  /** The arbiter's one pending deadline. */
+  stateTimer: NodeJS.Timeout | null;
+  arbiter: Arbiter;
+  /** Last detection, for `nerdr explain`. */
+  lastRule: string | null;
+  background: boolean;
+}
+
+export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
+  const now = clock();
+  return {
+    paneId: p.paneId,
+    windowId: p.windowId,
+    id: p.id,
+    agent: p.agent,
+    name: p.name,
+    cwd: p.cwd,
+    argv: p.argv,
+    secretHash: p.secretHash,
+    links: p.links,
+    mirror: null,
+    seeding: false,
+    dead: p.dead,
+    deadStatus: p.deadStatus,
+    inMode: false,
+    state: p.dead ? 'exited' : 'unknown',
+    stateSince: now,
+    lastOutputAt: 0,
+    evalTimer: null,
+    stateTimer: null,
+    arbiter: new Arbiter({ agent: p.agent, clock }),
+    lastRule: null,
+    background: false,
+  };
+}

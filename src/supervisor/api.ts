@@ -1,0 +1,151 @@
+// The supervisor's own socket methods: what the CLI asks for. Each is small: find, act, answer.
+
+import path from 'node:path';
+import { RpcError } from './socket/errors.js';
+import type { SocketServer } from './socket/index.js';
+import type { Supervisor } from './supervisor.js';
+import type { WatchedAgent } from './agent.js';
+import { hashSecret, newAgentId, newSecret, newWindowCommands } from './create.js';
+import { replyText } from '../tmux/client.js';
+import { nerdrBin } from '../paths.js';
+
+export interface AgentRow {
+  name: string;
+  agent: string;
+  state: string;
+  stateSince: number;
+  session: string;
+  sessions: string[];
+  window: string;
+  windowIndex: number | null;
+  pane: string;
+  cwd: string;
+  id: string;
+  exitStatus: string | null;
+}
+
+export function agentRow(a: WatchedAgent): AgentRow {
+  const first = a.links[0];
+  return {
+    name: a.name,
+    agent: a.agent,
+    state: a.state,
+    stateSince: a.stateSince,
+    session: first?.session ?? '',
+    sessions: a.links.map((l) => l.session),
+    window: a.windowId,
+    windowIndex: first ? first.index : null,
+    pane: a.paneId,
+    cwd: a.cwd,
+    id: a.id,
+    exitStatus: a.dead ? a.deadStatus : null,
+  };
+}
+
+function obj(params: unknown): Record<string, unknown> {
+  return params && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+}
+
+function str(p: Record<string, unknown>, key: string, required = false): string {
+  const v = p[key];
+  if (typeof v === 'string') return v;
+  if (required) throw new RpcError('invalid_params', `${key} must be a string`);
+  return '';
+}
+
+/** A target names an agent window by name, window id (@3) or pane id (%7). */
+export function findTarget(sup: Supervisor, target: string): WatchedAgent {
+  const all = [...sup.agents.values()];
+  const byId = all.filter((a) => a.paneId === target || a.windowId === target || a.id === target);
+  if (byId.length === 1) return byId[0]!;
+  const byName = all.filter((a) => a.name === target);
+  if (byName.length === 1) return byName[0]!;
+  const list = all.map((a) => `${a.name} (${a.windowId})`).join(', ') || 'none running';
+  if (byName.length > 1) {
+    throw new RpcError('ambiguous_target', `"${target}" names ${byName.length} agents; use a window id: ${byName.map((a) => a.windowId).join(', ')}`);
+  }
+  throw new RpcError('unknown_target', `no agent "${target}"; agents: ${list}`);
+}
+
+export function registerApi(server: SocketServer, sup: Supervisor, socketPath: string): void {
+  server.handle('nerdr.ls', () => ({ agents: [...sup.agents.values()].map(agentRow) }));
+
+  server.handle('nerdr.status', () => {
+    const counts: Record<string, number> = {};
+    for (const a of sup.agents.values()) counts[a.state] = (counts[a.state] ?? 0) + 1;
+    return { counts, total: sup.agents.size };
+  });
+
+  server.handle('nerdr.read', (params) => {
+    const p = obj(params);
+    const a = findTarget(sup, str(p, 'target', true));
+    if (!a.mirror) throw new RpcError('not_ready', `${a.name} has no screen yet; try again in a moment`);
+    const lines = typeof p.lines === 'number' && p.lines > 0 ? Math.floor(p.lines) : undefined;
+    // --lines N means the last N lines that hold something: blank rows below are not content
+    const span = lines === undefined ? undefined : Math.max(lines, a.mirror.rows);
+    let text = p.ansi === true ? a.mirror.renderAnsi(span) : a.mirror.renderText(span);
+    if (lines !== undefined) text = text.split('\n').slice(0, -1).slice(-lines).join('\n') + (text ? '\n' : '');
+    return { target: a.windowId, text };
+  });
+
+  server.handle('nerdr.info', () => ({
+    pid: process.pid,
+    ready: sup.ready,
+    client: sup.clientName,
+    clientPid: sup.clientPid,
+    tmuxVersion: sup.tmuxVersion,
+    agents: sup.agents.size,
+    uptimeMs: Math.round(process.uptime() * 1000),
+    socket: socketPath,
+  }));
+
+  server.handle('nerdr.stop', () => {
+    setTimeout(() => void sup.stop(), 10);
+    return { stopping: true };
+  });
+
+  server.handle('nerdr.new', async (params) => {
+    const p = obj(params);
+    const argv = Array.isArray(p.argv) ? p.argv.map(String) : [];
+    if (argv.length === 0) throw new RpcError('invalid_params', 'argv must name a program');
+    const watched = p.watched !== false;
+    const agent = str(p, 'agent') || 'unknown';
+    const cwd = str(p, 'cwd') || process.env.HOME || '/';
+    if (!path.isAbsolute(cwd)) throw new RpcError('invalid_params', 'cwd must be an absolute path');
+    const secret = newSecret();
+    const id = newAgentId();
+    const env: Record<string, string> = watched
+      ? {
+          NERDR_SOCKET: socketPath,
+          NERDR_TAB: secret,
+          NERDR_BIN: nerdrBin,
+          NERDR_AGENT: agent,
+          HERDR_ENV: '1',
+          HERDR_PANE_ID: secret,
+          HERDR_SOCKET_PATH: socketPath,
+          HERDR_BIN_PATH: nerdrBin,
+          ...(p.env && typeof p.env === 'object' ? (p.env as Record<string, string>) : {}),
+        }
+      : {};
+    const cmds = newWindowCommands({
+      agent,
+      name: str(p, 'name') || agent,
+      cwd,
+      session: str(p, 'session', true),
+      argv,
+      env,
+      watched,
+      id,
+      secretHash: hashSecret(secret),
+    });
+    const replies = await new Promise<import('../tmux/client.js').Reply[]>((resolve) => sup.sendLine(cmds, resolve));
+    const failed = replies.find((r) => !r.ok && !r.skipped);
+    if (failed) throw new RpcError('tmux_error', `tmux refused to create the window: ${replyText(failed)}`);
+    const [windowId = '', paneId = ''] = replyText(replies[0]!).trim().split(' ');
+    if (watched) {
+      sup.expectFresh(paneId);
+      await sup.scan();
+    }
+    return { window: windowId, pane: paneId, id, agent };
+  });
+}

@@ -1,0 +1,67 @@
+// Building the one command line that creates an agent window (tmux-control-mode.md §5.1).
+// The window is created in _nerdr (so no byte of its output is missed), tagged, kept on
+// exit, then linked into the user's session without selecting anything there.
+
+import { createHash, randomBytes } from 'node:crypto';
+import { command, escapeFormat } from '../tmux/quote.js';
+import { HIDDEN_SESSION } from './discover.js';
+
+/** Variables a nested agent must not inherit (integration-protocol.md §1.6). */
+export const UNSET_VARS = ['CODEX_THREAD_ID', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'NERDR_AGENT_PARENT'];
+
+export interface NewWindowRequest {
+  agent: string;
+  name: string;
+  cwd: string;
+  /** Target user session: a name or `$id`. */
+  session: string;
+  argv: string[];
+  /** Extra environment (e.g. NERDR_* for watched agents); empty for `nerdr term`. */
+  env: Record<string, string>;
+  /** Watched windows are tagged @nerdr_*; plain terminals are not. */
+  watched: boolean;
+  id: string;
+  secretHash: string;
+}
+
+export function newSecret(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function newAgentId(): string {
+  return 'a' + randomBytes(5).toString('hex');
+}
+
+function sessionTarget(session: string): string {
+  return session.startsWith('$') ? `${session}:` : `=${session}:`;
+}
+
+export function newWindowCommands(req: NewWindowRequest): string[] {
+  const env = Object.entries(req.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  const argv = ['env', ...UNSET_VARS.flatMap((v) => ['-u', v]), '--', ...req.argv];
+  const here = `=${HIDDEN_SESSION}:`;
+  // Without -d the new window becomes _nerdr's current window, so `=_nerdr:` names it for
+  // the rest of the line. _nerdr has no user client, so nobody sees that selection.
+  const cmds = [
+    command('new-window', '-t', here, '-n', escapeFormat(req.name), '-c', req.cwd, ...env, '-P', '-F', '#{window_id} #{pane_id} #{pane_pid}', ...argv),
+    command('set-option', '-w', '-t', here, 'remain-on-exit', 'on'),
+    command('set-option', '-w', '-t', here, 'automatic-rename', 'off'),
+  ];
+  if (req.watched) {
+    cmds.push(
+      command('set-option', '-w', '-t', here, '@nerdr_agent', req.agent),
+      command('set-option', '-w', '-t', here, '@nerdr_secret_hash', req.secretHash),
+      command('set-option', '-w', '-t', here, '@nerdr_cwd', req.cwd),
+      command('set-option', '-w', '-t', here, '@nerdr_argv', JSON.stringify(req.argv)),
+      command('set-option', '-w', '-t', here, '@nerdr_state', 'unknown'),
+      command('set-option', '-p', '-t', here, '@nerdr_pane', req.id),
+    );
+  }
+  cmds.push(command('link-window', '-d', '-s', here, '-t', sessionTarget(req.session)));
+  if (!req.watched) cmds.push(command('unlink-window', '-t', here));
+  return cmds;
+}

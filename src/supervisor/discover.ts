@@ -1,0 +1,94 @@
+// Finding nerdr's windows in tmux: every pane tagged @nerdr_pane, one row per session link.
+
+export const HIDDEN_SESSION = '_nerdr';
+
+const FIELDS = [
+  'pane_id',
+  'window_id',
+  'session_name',
+  '@nerdr_pane',
+  'pane_dead',
+  'pane_dead_status',
+  'pane_width',
+  'pane_height',
+  '@nerdr_agent',
+  '@nerdr_secret_hash',
+  '@nerdr_cwd',
+  '@nerdr_argv',
+  'window_index',
+  'session_id',
+  'window_name',
+] as const;
+
+export const LIST_PANES_FORMAT = FIELDS.map((f) => `#{${f}}`).join('\t');
+
+export interface FoundPane {
+  paneId: string;
+  windowId: string;
+  id: string;
+  agent: string;
+  dead: boolean;
+  deadStatus: string;
+  width: number;
+  height: number;
+  secretHash: string;
+  cwd: string;
+  argv: string[];
+  name: string;
+  /** The user's sessions showing this window, with the window's index there. */
+  links: { session: string; sessionId: string; index: number }[];
+  inHidden: boolean;
+}
+
+/** Parses `list-panes -a -F LIST_PANES_FORMAT` output; rows without @nerdr_pane are skipped. */
+export function parsePaneList(text: string): FoundPane[] {
+  const byPane = new Map<string, FoundPane>();
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const v = line.split('\t');
+    if (v.length < FIELDS.length) continue;
+    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId] = v as string[];
+    const name = v.slice(FIELDS.length - 1).join('\t'); // a name may hold tabs: it is last
+    if (!id) continue;
+    let p = byPane.get(paneId!);
+    if (!p) {
+      let parsedArgv: string[] = [];
+      try {
+        const a: unknown = JSON.parse(argv || '[]');
+        if (Array.isArray(a)) parsedArgv = a.map(String);
+      } catch {
+        parsedArgv = [];
+      }
+      p = {
+        paneId: paneId!,
+        windowId: windowId!,
+        id: id!,
+        agent: agent || 'unknown',
+        dead: dead === '1',
+        deadStatus: deadStatus ?? '',
+        width: Number(w) || 80,
+        height: Number(h) || 24,
+        secretHash: secret ?? '',
+        cwd: cwd ?? '',
+        argv: parsedArgv,
+        name,
+        links: [],
+        inHidden: false,
+      };
+      byPane.set(paneId!, p);
+    }
+    if (session === HIDDEN_SESSION) p.inHidden = true;
+    else p.links.push({ session: session!, sessionId: sessionId!, index: Number(index) });
+  }
+  return [...byPane.values()];
+}
+
+/** Pane sizes from a %layout-change layout string: `csum,WxH,x,y,ID` or nested {…}/[…]. */
+export function parseLayoutSizes(layout: string): Map<string, { cols: number; rows: number }> {
+  const out = new Map<string, { cols: number; rows: number }>();
+  const re = /(\d+)x(\d+),\d+,\d+,(\d+)/g;
+  for (let m = re.exec(layout); m; m = re.exec(layout)) {
+    out.set(`%${m[3]}`, { cols: Number(m[1]), rows: Number(m[2]) });
+  }
+  return out;
+}

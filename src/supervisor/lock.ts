@@ -1,0 +1,56 @@
+// One supervisor per tmux server: an exclusive lock file holding the owner's pid.
+// A lock whose pid is gone is stale and taken over.
+
+import { openSync, writeSync, closeSync, readFileSync, unlinkSync } from 'node:fs';
+
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function readLockPid(file: string): number | null {
+  try {
+    const pid = Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
+    return Number.isFinite(pid) ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Takes the lock or returns the pid of the live owner. */
+export function acquireLock(file: string): { ok: true; release: () => void } | { ok: false; owner: number } {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(file, 'wx', 0o600);
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return {
+        ok: true,
+        release: () => {
+          if (readLockPid(file) === process.pid) {
+            try {
+              unlinkSync(file);
+            } catch {
+              /* already gone */
+            }
+          }
+        },
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = readLockPid(file);
+      if (owner !== null && owner !== process.pid && pidAlive(owner)) return { ok: false, owner };
+      try {
+        unlinkSync(file); // stale: its owner died
+      } catch {
+        /* someone else removed it first */
+      }
+    }
+  }
+  return { ok: false, owner: readLockPid(file) ?? -1 };
+}

@@ -1,0 +1,76 @@
+// Running the supervisor process: lock, log, control client, socket. Exits when tmux does.
+
+import { checkTmuxVersion, serverRunning } from '../tmux/server.js';
+import { ensureStateDir, serverFiles } from '../paths.js';
+import { acquireLock } from './lock.js';
+import { fileLogger } from './log.js';
+import { Supervisor } from './supervisor.js';
+import { createSocketServer } from './socket/index.js';
+import { registerApi } from './api.js';
+import { hashSecret } from './create.js';
+import { NerdrError } from '../errors.js';
+import { ManifestRegistry } from '../detect/index.js';
+
+export async function runSupervisor(tmuxSocket: string, opts: { foreground: boolean }): Promise<void> {
+  await checkTmuxVersion();
+  ensureStateDir();
+  const files = serverFiles(tmuxSocket);
+  const log = fileLogger(files.log, opts.foreground);
+  if (!(await serverRunning(tmuxSocket))) {
+    throw new NerdrError(`no tmux server is running at ${tmuxSocket}`, 'start tmux first, or name the right server with -L / -S');
+  }
+  const lock = acquireLock(files.lock);
+  if (!lock.ok) throw new NerdrError(`a supervisor is already running for this tmux server (pid ${lock.owner})`, 'use `nerdr supervisor status` or `nerdr supervisor restart`');
+
+  const manifests = new ManifestRegistry({ onWarning: (m) => log('warn', m) });
+  for (const p of manifests.problems()) log('warn', `manifest ${p.path}: ${p.reason}`);
+  const sup = new Supervisor({ tmuxSocket, log, installLights: process.env.NERDR_NO_LIGHTS !== '1', manifests });
+  manifests.on('change', (file: string) => {
+    log('info', `manifests changed (${file}); re-evaluating`);
+    sup.reevaluateAll();
+  });
+  await manifests.watch().catch((err: Error) => log('warn', `cannot watch manifest folders: ${err.message}`));
+  let server: Awaited<ReturnType<typeof createSocketServer>> | null = null;
+  let finishing = false;
+  const finish = async (code: number): Promise<void> => {
+    if (finishing) return;
+    finishing = true;
+    await sup.stop().catch(() => undefined);
+    await server?.close().catch(() => undefined);
+    await manifests.close().catch(() => undefined);
+    lock.release();
+    log('info', `supervisor ${process.pid} exits`);
+    process.exit(code);
+  };
+  sup.on('exit', () => void finish(0));
+  process.on('SIGTERM', () => void finish(0));
+  process.on('SIGINT', () => void finish(0));
+  process.on('SIGHUP', () => undefined);
+  process.on('uncaughtException', (err) => {
+    log('error', `uncaught: ${err.stack ?? err.message}`);
+    void finish(1);
+  });
+
+  try {
+    server = await createSocketServer({
+      path: files.socket,
+      authenticate: (secret) => {
+        const h = hashSecret(secret);
+        for (const a of sup.agents.values()) if (a.secretHash === h) return a;
+        return null;
+      },
+      log: (m) => log('info', m),
+      onHook: (h) => {
+        if (h.event) sup.onHook(h.window, h.agent, h.event);
+      },
+      onReport: (r) => sup.onReport(r.window, r),
+    });
+    registerApi(server, sup, files.socket);
+    await sup.start();
+  } catch (err) {
+    log('error', `start failed: ${(err as Error).message}`);
+    await finish(1);
+    return;
+  }
+  log('info', `supervisor ${process.pid} ready on ${files.socket}`);
+}

@@ -1,0 +1,474 @@
+// The supervisor: the one place where tmux, the socket and timers meet.
+// %output → mirror → (detect → arbiter) → lights. One per tmux server.
+
+import { EventEmitter } from 'node:events';
+import { ControlClient, replyText, type Reply } from '../tmux/client.js';
+import { command, escapeFormat } from '../tmux/quote.js';
+import { serverRunning, tmux } from '../tmux/server.js';
+import { STATUS_OPTIONS, withPrefix } from '../tmux/status.js';
+import { Mirror } from '../mirror/mirror.js';
+import { SNAPSHOT_DISPLAY_FORMAT, buildSeed } from '../mirror/seed.js';
+import { detectSnapshot, type ManifestRegistry } from '../detect/index.js';
+import type { ArbiterUpdate } from '../state/index.js';
+import type { Report } from './socket/index.js';
+import { mapHookPayload } from '../integrations/events/index.js';
+import { newWatched, type WatchedAgent } from './agent.js';
+import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
+import { LightsWriter } from './lights.js';
+import type { Logger } from './log.js';
+
+export interface SupervisorOptions {
+  tmuxSocket: string;
+  log: Logger;
+  /** Insert the light prefix into the user's status formats (with a backup). */
+  installLights: boolean;
+  manifests: ManifestRegistry;
+  now?: () => number;
+}
+
+/** Output is coalesced: a screen is evaluated at most this often per pane. */
+const EVAL_COALESCE_MS = 50;
+
+export interface SupervisorEvents {
+  state: [agent: WatchedAgent];
+  exit: [];
+}
+
+export class Supervisor extends EventEmitter<SupervisorEvents> {
+  readonly agents = new Map<string, WatchedAgent>();
+  private client: ControlClient | null = null;
+  private lights: LightsWriter;
+  private scanTimer: NodeJS.Timeout | null = null;
+  /** Panes created by `nerdr new` in this process: their agent starts now (startup grace). */
+  private readonly fresh = new Set<string>();
+  private stopping = false;
+  private readonly now: () => number;
+  ready = false;
+  clientName = '';
+  clientPid = 0;
+  tmuxVersion = '';
+  /** Control-channel command lines sent (the benchmark reads it). */
+  linesSent = 0;
+
+  constructor(private readonly opts: SupervisorOptions) {
+    super();
+    this.now = opts.now ?? Date.now;
+    this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))));
+  }
+
+  private get log(): Logger {
+    return this.opts.log;
+  }
+
+  async start(): Promise<void> {
+    await ensureHiddenSession(this.opts.tmuxSocket);
+    await this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    const client = new ControlClient(this.opts.tmuxSocket, HIDDEN_SESSION);
+    this.client = client;
+    client.on('output', (pane, data) => this.onOutput(pane, data));
+    client.on('notification', (name, args) => this.onNotification(name, args));
+    client.on('exit', (reason) => void this.onClientExit(client, reason));
+
+    await this.run('refresh-client -f pause-after=5');
+    const me = (await this.run(command('display', '-p', '#{client_name}\t#{client_pid}\t#{version}\t#{pid}'))).split('\t');
+    this.clientName = me[0] ?? '';
+    this.clientPid = Number(me[1]);
+    this.tmuxVersion = me[2] ?? '';
+    await this.killStaleClients();
+    await this.runAll([
+      command('set-option', '-t', `=${HIDDEN_SESSION}:`, 'destroy-unattached', 'off'),
+      command('set-option', '-t', `=${HIDDEN_SESSION}:`, 'detach-on-destroy', 'on'),
+    ]);
+    await this.run(
+      command('set-hook', '-t', `=${HIDDEN_SESSION}:`, 'client-attached', "if-shell -F '#{client_control_mode}' '' 'switch-client -n'"),
+    );
+    await this.run(command('refresh-client', '-B', 'nerdr-p:%*:#{pane_dead}|#{pane_dead_status}|#{pane_in_mode}'));
+    if (this.opts.installLights) await this.installLights();
+    await this.scan();
+    this.lights.invalidate();
+    await this.runAll([
+      command('set-option', '-g', '@nerdr_supervisor_pid', String(process.pid)),
+      command('set-option', '-g', '@nerdr_client', this.clientName),
+    ]);
+    this.ready = true;
+    this.log('info', `connected as ${this.clientName} (pid ${this.clientPid}) to ${this.tmuxVersion}; ${this.agents.size} agent(s)`);
+  }
+
+  /** Control clients on _nerdr left behind by a crashed supervisor (tmux-control-mode.md §9.3). */
+  private async killStaleClients(): Promise<void> {
+    const text = await this.run(command('list-clients', '-F', '#{client_name}\t#{client_pid}\t#{client_control_mode}\t#{session_name}'));
+    for (const line of text.split('\n')) {
+      const [name, pid, control, session] = line.split('\t');
+      if (control !== '1' || session !== HIDDEN_SESSION || name === this.clientName) continue;
+      const p = Number(pid);
+      if (!Number.isInteger(p) || p <= 0 || p === this.clientPid) continue;
+      this.log('warn', `ending stale control client ${name} (pid ${p})`);
+      try {
+        process.kill(p, 'SIGTERM');
+      } catch {
+        continue;
+      }
+      const deadline = this.now() + 1000;
+      while (this.now() < deadline && alive(p)) await new Promise((r) => setTimeout(r, 20));
+      if (alive(p)) {
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
+    }
+  }
+
+  async installLights(): Promise<void> {
+    for (const { option, prefix, marker } of STATUS_OPTIONS) {
+      const current = await this.run(command('show-options', '-gv', option)).catch(() => '');
+      const next = withPrefix(current, prefix, marker);
+      if (next === null) continue;
+      await this.runAll([
+        command('set-option', '-g', `@nerdr_saved_${option}`, current),
+        command('set-option', '-g', option, next),
+      ]);
+      this.log('info', `lights added to ${option}`);
+    }
+  }
+
+  // ---- discovery ---------------------------------------------------------------------
+
+  scheduleScan(): void {
+    if (this.scanTimer || this.stopping) return;
+    this.scanTimer = setTimeout(() => {
+      this.scanTimer = null;
+      void this.scan().catch((err: Error) => this.log('warn', `scan failed: ${err.message}`));
+    }, 30);
+  }
+
+  async scan(): Promise<void> {
+    const text = await this.run(command('list-panes', '-a', '-F', LIST_PANES_FORMAT));
+    const found = parsePaneList(text);
+    const seen = new Set<string>();
+    const links: string[] = [];
+    for (const p of found) {
+      seen.add(p.paneId);
+      let a = this.agents.get(p.paneId);
+      if (!a) {
+        a = newWatched(p, this.now);
+        this.agents.set(p.paneId, a);
+        this.apply(a, p.dead ? a.arbiter.processExit() : a.arbiter.processStart({ grace: this.fresh.delete(p.paneId) }));
+        this.log('info', `watching ${p.agent} ${p.windowId} ${p.paneId} "${p.name}"`);
+        if (!p.inHidden) links.push(command('link-window', '-d', '-s', p.windowId, '-t', `=${HIDDEN_SESSION}:`));
+        this.snapshot(a);
+      } else {
+        a.links = p.links;
+        a.name = p.name;
+        a.windowId = p.windowId;
+        if (p.dead !== a.dead) this.setDead(a, p.dead, p.deadStatus);
+      }
+    }
+    for (const line of links) this.sendLine([line], () => undefined);
+    for (const [pane, a] of this.agents) {
+      if (seen.has(pane)) continue;
+      this.forget(a);
+      this.log('info', `window ${a.windowId} (${a.name}) is gone`);
+    }
+  }
+
+  private forget(a: WatchedAgent): void {
+    if (a.evalTimer) clearTimeout(a.evalTimer);
+    if (a.stateTimer) clearTimeout(a.stateTimer);
+    a.mirror?.dispose();
+    this.agents.delete(a.paneId);
+    this.lights.remove(a.windowId);
+  }
+
+  // ---- mirrors -----------------------------------------------------------------------
+
+  /** Snapshot-then-stream: output queued before the reply is in the capture, output after it is new. */
+  snapshot(a: WatchedAgent, withContinue = false): void {
+    a.seeding = true;
+    const p = a.paneId;
+    const cmds: string[] = [];
+    if (withContinue) cmds.push(command('refresh-client', '-A', `${p}:continue`));
+    cmds.push(
+      command('display', '-p', '-t', p, SNAPSHOT_DISPLAY_FORMAT),
+      command('capture-pane', '-p', '-e', '-N', '-t', p),
+      command('capture-pane', '-p', '-e', '-N', '-a', '-q', '-t', p),
+      command('capture-pane', '-p', '-P', '-C', '-t', p),
+    );
+    this.sendLine(cmds, (replies) => {
+      const r = withContinue ? replies.slice(1) : replies;
+      if (this.agents.get(p) !== a) return;
+      a.seeding = false;
+      if (r.length < 4 || r.some((x) => !x.ok)) {
+        this.scheduleScan();
+        return;
+      }
+      const seed = buildSeed(r.map((x) => x.lines));
+      if (!a.mirror) a.mirror = new Mirror(seed.cols, seed.rows);
+      a.mirror.seed(seed);
+      this.scheduleEval(a);
+    });
+  }
+
+  private onOutput(pane: string, data: Buffer): void {
+    const a = this.agents.get(pane);
+    if (!a || a.seeding || !a.mirror) return;
+    a.lastOutputAt = this.now();
+    if (a.mirror.write(data)) this.snapshot(a);
+    else this.scheduleEval(a);
+  }
+
+  private onNotification(name: string, args: string): void {
+    switch (name) {
+      case 'pause': {
+        const a = this.agents.get(args.trim());
+        if (a) this.snapshot(a, true);
+        break;
+      }
+      case 'layout-change': {
+        const [win, layout = ''] = args.split(' ');
+        for (const [pane, size] of parseLayoutSizes(layout)) {
+          const a = this.agents.get(pane);
+          if (!a || a.windowId !== win || !a.mirror) continue;
+          if (a.mirror.cols !== size.cols || a.mirror.rows !== size.rows) this.snapshot(a);
+        }
+        break;
+      }
+      case 'subscription-changed':
+        this.onSubscription(args);
+        break;
+      case 'window-add':
+      case 'unlinked-window-add':
+      case 'window-close':
+      case 'unlinked-window-close':
+      case 'window-renamed':
+      case 'unlinked-window-renamed':
+      case 'sessions-changed':
+      case 'session-renamed':
+        this.scheduleScan();
+        break;
+      default:
+        break;
+    }
+  }
+
+  private onSubscription(args: string): void {
+    // nerdr-p $S @W idx %P : dead|status|in_mode
+    const sep = args.indexOf(' : ');
+    if (sep < 0) return;
+    const head = args.slice(0, sep).split(' ');
+    if (head[0] !== 'nerdr-p') return;
+    const a = this.agents.get(head[4] ?? '');
+    if (!a) return;
+    const [dead, status = '', inMode] = args.slice(sep + 3).split('|');
+    a.inMode = inMode === '1';
+    if ((dead === '1') !== a.dead) this.setDead(a, dead === '1', status);
+  }
+
+  private setDead(a: WatchedAgent, dead: boolean, status: string): void {
+    a.dead = dead;
+    a.deadStatus = status;
+    this.log('info', `${a.name} (${a.paneId}) ${dead ? `exited (status ${status || '?'})` : 'restarted'}`);
+    if (!dead) {
+      a.mirror?.clearOsc();
+      this.snapshot(a);
+    }
+    this.apply(a, dead ? a.arbiter.processExit() : a.arbiter.processStart());
+  }
+
+  // ---- state -------------------------------------------------------------------------
+
+  private scheduleEval(a: WatchedAgent): void {
+    if (a.evalTimer) return;
+    a.evalTimer = setTimeout(() => {
+      a.evalTimer = null;
+      this.evaluate(a);
+    }, EVAL_COALESCE_MS);
+  }
+
+  private evaluate(a: WatchedAgent): void {
+    const mirror = a.mirror;
+    if (a.dead || !mirror || a.seeding) return;
+    if (!mirror.isFlushed) {
+      void mirror.flushed().then(() => this.scheduleEval(a));
+      return;
+    }
+    const loaded = this.opts.manifests.get(a.agent);
+    if (!loaded) return; // no rules for this program: its state stays unknown
+    const det = detectSnapshot(loaded, mirror.snapshot());
+    if (det.skip) return;
+    a.lastRule = det.rule;
+    this.apply(
+      a,
+      a.arbiter.screen({
+        state: det.state,
+        visibleIdle: det.visibleIdle,
+        visibleBlocker: det.visibleBlocker,
+        visibleWorking: det.visibleWorking,
+        skipStateUpdate: det.skipStateUpdate,
+        hash: String(mirror.fingerprint()),
+        hasIdleRules: det.hasIdleRules,
+        fallback: det.fallbackReason !== null && det.fallbackReason !== undefined,
+        rule: det.rule ?? undefined,
+      }),
+    );
+  }
+
+  /** Takes the arbiter's answer: the light, and the one timer for its next deadline. */
+  apply(a: WatchedAgent, update: ArbiterUpdate): void {
+    if (a.stateTimer) {
+      clearTimeout(a.stateTimer);
+      a.stateTimer = null;
+    }
+    if (update.deadline !== null && !this.stopping) {
+      a.stateTimer = setTimeout(() => {
+        a.stateTimer = null;
+        if (this.agents.get(a.paneId) === a) this.apply(a, a.arbiter.tick());
+      }, Math.max(0, update.deadline - this.now()) + 1);
+    }
+    const v = update.view;
+    a.background = v.background;
+    if (a.state !== v.state) {
+      a.state = v.state;
+      a.stateSince = this.now();
+      this.emit('state', a);
+    }
+    this.lights.set(a.windowId, { state: v.state, kind: v.background ? 'background' : v.state });
+  }
+
+  /** A hook event from `nerdr hook <agent>`, already authenticated to this window. */
+  onHook(a: WatchedAgent, agent: string, event: unknown, hint?: string): void {
+    const fact = mapHookPayload(agent, event, hint);
+    if (fact) this.apply(a, a.arbiter.hookFact(fact));
+  }
+
+  /** A herdr report (pane.report_agent …) for this window; the socket checked secret and seq. */
+  onReport(a: WatchedAgent, r: Report<WatchedAgent>): void {
+    const seq = r.seq === undefined ? undefined : r.seq.toString();
+    const base = { source: r.source, agent: r.agent, ...(seq === undefined ? {} : { seq }) };
+    switch (r.kind) {
+      case 'report_agent':
+        this.apply(a, a.arbiter.report({ ...base, state: r.state ?? 'unknown', ...(r.message ? { message: r.message } : {}), ...(r.agentSessionId ? { agentSessionId: r.agentSessionId } : {}) }));
+        break;
+      case 'report_agent_session':
+        this.apply(a, a.arbiter.reportSession({ ...base, ...(r.agentSessionId ? { agentSessionId: r.agentSessionId } : {}), ...(r.sessionStartSource ? { sessionStartSource: r.sessionStartSource } : {}) }));
+        break;
+      case 'release_agent':
+        this.apply(a, a.arbiter.release(base));
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Manifests changed on disk: every screen is judged again by the new rules. */
+  reevaluateAll(): void {
+    for (const a of this.agents.values()) this.scheduleEval(a);
+  }
+
+  /** `nerdr new` announces its pane before the window shows up in a scan. */
+  expectFresh(paneId: string): void {
+    this.fresh.add(paneId);
+  }
+
+  // ---- the control channel -------------------------------------------------------------
+
+  sendLine(commands: string[], done: (replies: Reply[]) => void): void {
+    if (!this.client || this.client.isClosed) {
+      done(commands.map(() => ({ ok: false, skipped: true, lines: [] })));
+      return;
+    }
+    this.linesSent++;
+    this.client.sendWith(commands, done);
+  }
+
+  async run(cmd: string): Promise<string> {
+    const [r] = await new Promise<Reply[]>((resolve) => this.sendLine([cmd], resolve));
+    if (!r?.ok) throw new Error(r ? replyText(r) || 'command skipped' : 'no reply');
+    return replyText(r);
+  }
+
+  async runAll(cmds: string[]): Promise<Reply[]> {
+    const replies = await new Promise<Reply[]>((resolve) => this.sendLine(cmds, resolve));
+    const bad = replies.find((r) => !r.ok && !r.skipped);
+    if (bad) throw new Error(replyText(bad));
+    return replies;
+  }
+
+  private async onClientExit(client: ControlClient, reason: string): Promise<void> {
+    if (client !== this.client || this.stopping) return;
+    this.client = null;
+    if (!(await serverRunning(this.opts.tmuxSocket))) {
+      this.log('info', 'the tmux server ended; the supervisor stops');
+      await this.stop();
+      return;
+    }
+    this.log('warn', `control client ended (${reason || 'no reason'}); reconnecting`);
+    for (const a of this.agents.values()) a.seeding = false;
+    await new Promise((r) => setTimeout(r, 200));
+    try {
+      await ensureHiddenSession(this.opts.tmuxSocket);
+      await this.connect();
+      for (const a of this.agents.values()) this.snapshot(a);
+    } catch (err) {
+      this.log('error', `reconnect failed: ${(err as Error).message}`);
+      await this.stop();
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    if (this.scanTimer) clearTimeout(this.scanTimer);
+    for (const a of this.agents.values()) {
+      if (a.evalTimer) clearTimeout(a.evalTimer);
+      if (a.stateTimer) clearTimeout(a.stateTimer);
+    }
+    this.lights.dispose();
+    const client = this.client;
+    if (client && !client.isClosed) {
+      // lights must not go on claiming states nobody is watching any more
+      const cmds = [...new Set([...this.agents.values()].map((a) => a.windowId))].flatMap((w) => [
+        command('set-option', '-w', '-u', '-t', w, '@nerdr_light'),
+        command('set-option', '-w', '-t', w, '@nerdr_state', 'unknown'),
+      ]);
+      cmds.push(command('set-option', '-g', '@nerdr_summary', ''), command('set-option', '-gu', '@nerdr_supervisor_pid'));
+      await new Promise<void>((resolve) => client.sendWith(cmds, () => resolve()));
+      await client.close();
+    }
+    for (const a of this.agents.values()) a.mirror?.dispose();
+    this.emit('exit');
+  }
+
+  /** Kills the control client without a goodbye (tests of crash recovery use it). */
+  crashForTest(): void {
+    this.client?.kill();
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Creates `_nerdr` with its placeholder window when missing. */
+export async function ensureHiddenSession(socket: string): Promise<void> {
+  const has = await tmux(socket, ['has-session', '-t', `=${HIDDEN_SESSION}`]);
+  if (has.code === 0) return;
+  const r = await tmux(socket, [
+    'new-session', '-d', '-E', '-s', HIDDEN_SESSION, '-n', '_home', '-x', '160', '-y', '48',
+    'sh', '-c', "printf 'nerdr internal session: agent windows are linked here so nerdr can watch them.\\n'; exec tail -f /dev/null",
+  ]);
+  if (r.code !== 0 && !/duplicate session/.test(r.stderr)) {
+    throw new Error(`cannot create the ${HIDDEN_SESSION} session: ${r.stderr.trim()}`);
+  }
+}
+
+export { escapeFormat };

@@ -1,0 +1,118 @@
+// Which tmux server nerdr talks to, one-shot tmux commands, and the version check.
+
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { NerdrError } from '../errors.js';
+import { argvSafe } from './quote.js';
+
+export interface ServerChoice {
+  /** -L NAME */
+  name?: string | undefined;
+  /** -S PATH */
+  socket?: string | undefined;
+}
+
+export const MIN_TMUX = [3, 2] as const;
+
+/** The socket path of the tmux server, exactly as tmux itself resolves -L, -S and $TMUX. */
+export function resolveSocket(choice: ServerChoice, env: NodeJS.ProcessEnv = process.env): string {
+  if (choice.socket) return path.resolve(choice.socket);
+  const tmpdir = env.TMUX_TMPDIR || '/tmp';
+  const uid = process.getuid ? process.getuid() : 0;
+  if (choice.name) return path.join(tmpdir, `tmux-${uid}`, choice.name);
+  if (env.NERDR_TMUX_SOCKET) return env.NERDR_TMUX_SOCKET;
+  if (env.TMUX) {
+    const sock = env.TMUX.split(',')[0];
+    if (sock) return sock;
+  }
+  throw new NerdrError(
+    'not inside tmux, and no tmux server was named',
+    'start tmux first (`tmux new -s work`) and run nerdr inside it, or name a server with -L NAME / -S PATH',
+  );
+}
+
+/** A short name for the server, used in file names (log, lock). */
+export function serverKey(socketPath: string): string {
+  const base = path.basename(socketPath).replace(/[^A-Za-z0-9._-]/g, '_');
+  let h = 0;
+  for (const ch of socketPath) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
+  return `${base}-${h.toString(16).padStart(8, '0').slice(0, 8)}`;
+}
+
+export interface TmuxResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `tmux -N -S socket args…` once. Arguments are argv, never a shell string. */
+export function tmux(socketPath: string, args: string[], opts: { input?: string } = {}): Promise<TmuxResult> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'tmux',
+      ['-N', '-S', socketPath, ...args],
+      { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
+          reject(tmuxMissing());
+          return;
+        }
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+  });
+}
+
+/** Like tmux(), but a non-zero exit becomes an error carrying tmux's own words. */
+export async function tmuxOk(socketPath: string, args: string[]): Promise<string> {
+  const r = await tmux(socketPath, args);
+  if (r.code !== 0) throw new NerdrError(`tmux ${args[0]} failed: ${r.stderr.trim() || `exit ${r.code}`}`);
+  return r.stdout;
+}
+
+export async function serverRunning(socketPath: string): Promise<boolean> {
+  const r = await tmux(socketPath, ['list-sessions', '-F', '#{session_id}']);
+  return r.code === 0;
+}
+
+function tmuxMissing(): NerdrError {
+  return new NerdrError('tmux is not installed', installHint());
+}
+
+function installHint(): string {
+  return 'install tmux 3.2 or newer: `sudo apt-get install -y tmux` (Debian/Ubuntu), `brew install tmux` (macOS), `sudo dnf install tmux` (Fedora)';
+}
+
+export function parseVersion(text: string): [number, number, string] | null {
+  const m = /(\d+)\.(\d+)([a-z]?)/.exec(text);
+  if (!m) return /master|next/.test(text) ? [99, 0, ''] : null;
+  return [Number(m[1]), Number(m[2]), m[3] ?? ''];
+}
+
+let versionCache: string | undefined;
+
+/** Checks `tmux -V` once per process: ≥ 3.2 or an error naming the fix. */
+export async function checkTmuxVersion(): Promise<string> {
+  if (versionCache) return versionCache;
+  const text = await new Promise<string>((resolve, reject) => {
+    execFile('tmux', ['-V'], { encoding: 'utf8' }, (err, stdout) => {
+      if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') reject(tmuxMissing());
+      else if (err) reject(new NerdrError(`tmux -V failed: ${err.message}`, installHint()));
+      else resolve(stdout.trim());
+    });
+  });
+  const v = parseVersion(text);
+  if (!v) throw new NerdrError(`cannot read the tmux version from "${text}"`, installHint());
+  if (v[0] < MIN_TMUX[0] || (v[0] === MIN_TMUX[0] && v[1] < MIN_TMUX[1])) {
+    throw new NerdrError(`${text} found; nerdr needs tmux 3.2 or newer`, installHint());
+  }
+  versionCache = text;
+  return text;
+}
+
+/** Every argument made safe for tmux's argv parsing (see argvSafe). */
+export function argvSafeAll(args: string[]): string[] {
+  return args.map(argvSafe);
+}
