@@ -30,6 +30,11 @@ interface Cases {
 }
 
 const CASES: Record<string, Record<string, Cases>> = {
+  demo: {
+    proceed_dialog: { match: ['recon:demo/03-permission'], noMatch: ['recon:demo/02-working', 'recon:demo/01-idle'] },
+    spinner_working: { match: ['recon:demo/02-working'], noMatch: ['recon:demo/01-idle', 'recon:demo/03-permission'] },
+    prompt_idle: { match: ['recon:demo/01-idle', 'recon:demo/02-working'], noMatch: ['recon:demo/03-permission'] },
+  },
   claude: {
     title_spinner_working: { match: [{ title: '⠂ Fixing tests' }, { title: '◐ Claude Code' }], noMatch: [{ title: '✳ Claude Code' }, { title: 'host' }] },
     permission_dialog: { match: ['real:claude/04-permission-bash'], noMatch: ['real:claude/07-question', 'real:claude/01-startup-idle'] },
@@ -142,7 +147,7 @@ describe('reconstructed screens classify to the state they were built for', () =
   const expectFor = (name: string): string =>
     /idle/.test(name) ? 'idle' : /working|esc/.test(name) ? 'working' : 'blocked';
   for (const agent of fs.readdirSync(reconDir).filter((d) => fs.statSync(path.join(reconDir, d)).isDirectory())) {
-    for (const f of fs.readdirSync(path.join(reconDir, agent))) {
+    for (const f of fs.readdirSync(path.join(reconDir, agent)).filter((n) => !n.endsWith(".ansi.txt"))) {
       it(`${agent}/${f}`, () => {
         const loaded = registry.get(agent)!;
         const r = evaluate(loaded.manifest, { text: rawScreenText(fs.readFileSync(path.join(reconDir, agent, f), 'utf8')) });
