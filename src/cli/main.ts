@@ -12,6 +12,7 @@ import { register as registerDemo } from './demo.js';
 import { register as registerDetect } from './detect.js';
 import { register as registerManifests } from './manifests.js';
 import { register as registerPane } from './pane.js';
+import { register as registerExplain } from './explain.js';
 
 export function buildProgram(): Command {
   const program = new Command('nerdr');
@@ -22,7 +23,7 @@ export function buildProgram(): Command {
     .option('-S <path>', 'use the tmux server at this socket path (like tmux -S)')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerNew, registerLs, registerRead, registerSupervise, registerDoctor, registerTmux, registerDemo, registerDetect, registerManifests, registerPane]) {
+  for (const register of [registerNew, registerLs, registerRead, registerSupervise, registerDoctor, registerTmux, registerDemo, registerDetect, registerManifests, registerPane, registerExplain]) {
     register(program);
   }
   program.commands.forEach(function exit(c: Command): void {

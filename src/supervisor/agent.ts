@@ -4,6 +4,7 @@ import type { AgentState } from '../types.js';
 import type { Mirror } from '../mirror/mirror.js';
 import type { FoundPane } from './discover.js';
 import { Arbiter } from '../state/index.js';
+import type { Detection } from '../detect/index.js';
 
 export interface WatchedAgent {
   paneId: string;
@@ -29,8 +30,8 @@ export interface WatchedAgent {
   /** The arbiter's one pending deadline. */
   stateTimer: NodeJS.Timeout | null;
   arbiter: Arbiter;
-  /** Last detection, for `nerdr explain`. */
-  lastRule: string | null;
+  /** Last screen evaluation, for `nerdr explain`. */
+  lastDetection: { at: number; result: Detection; manifest: { source: string; path: string; version: string | null } } | null;
   background: boolean;
 }
 
@@ -57,7 +58,7 @@ export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
     evalTimer: null,
     stateTimer: null,
     arbiter: new Arbiter({ agent: p.agent, clock }),
-    lastRule: null,
+    lastDetection: null,
     background: false,
   };
 }

@@ -10,6 +10,13 @@ import { replyText } from '../tmux/client.js';
 import { nerdrBin } from '../paths.js';
 
 export interface AgentRow {
+  /** Working only because subagents or background tasks still run. */
+  background: boolean;
+  subagents: number;
+  backgroundTasks: number;
+  conversationId: string | null;
+  conversationFrom: string | null;
+  seen: boolean;
   name: string;
   agent: string;
   state: string;
@@ -26,7 +33,14 @@ export interface AgentRow {
 
 export function agentRow(a: WatchedAgent): AgentRow {
   const first = a.links[0];
+  const v = a.arbiter.view();
   return {
+    background: v.background,
+    subagents: v.subagents,
+    backgroundTasks: v.backgroundTasks,
+    conversationId: v.conversationId,
+    conversationFrom: v.conversationFrom,
+    seen: v.seen,
     name: a.name,
     agent: a.agent,
     state: a.state,
@@ -69,6 +83,50 @@ export function findTarget(sup: Supervisor, target: string): WatchedAgent {
 
 export function registerApi(server: SocketServer, sup: Supervisor, socketPath: string): void {
   server.handle('nerdr.ls', () => ({ agents: [...sup.agents.values()].map(agentRow) }));
+
+  server.handle('nerdr.explain', (params) => {
+    const a = findTarget(sup, str(obj(params), 'target', true));
+    const d = a.lastDetection;
+    return {
+      ...agentRow(a),
+      arbiter: a.arbiter.view(),
+      detection: d && {
+        at: d.at,
+        state: d.result.state,
+        rule: d.result.rule,
+        fallbackReason: d.result.fallbackReason ?? null,
+        visibleIdle: d.result.visibleIdle,
+        visibleBlocker: d.result.visibleBlocker,
+        visibleWorking: d.result.visibleWorking,
+        skip: d.result.skip,
+        matches: d.result.matches,
+        disabledRules: d.result.disabledRules,
+        manifest: d.manifest,
+      },
+      now: Date.now(),
+    };
+  });
+
+  // A stream of the agent list: the current rows at once, then again after every change
+  // (coalesced), until the client hangs up. The dashboard lives on this.
+  server.handle('nerdr.subscribe', (_params, ctx) => {
+    const stream = ctx.stream();
+    let timer: NodeJS.Timeout | null = null;
+    const push = (): void => {
+      timer = null;
+      if (!stream.event('agents', { agents: [...sup.agents.values()].map(agentRow) })) stop();
+    };
+    const onChange = (): void => {
+      timer ??= setTimeout(push, 100);
+    };
+    const stop = (): void => {
+      sup.off('change', onChange);
+      if (timer) clearTimeout(timer);
+    };
+    sup.on('change', onChange);
+    stream.signal.addEventListener('abort', stop);
+    return { type: 'subscription_started', agents: [...sup.agents.values()].map(agentRow) };
+  });
 
   server.handle('nerdr.status', () => {
     const counts: Record<string, number> = {};

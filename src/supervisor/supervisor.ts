@@ -30,7 +30,8 @@ export interface SupervisorOptions {
 const EVAL_COALESCE_MS = 50;
 
 export interface SupervisorEvents {
-  state: [agent: WatchedAgent];
+  /** An agent's state, counts or presence changed. */
+  change: [agent: WatchedAgent];
   exit: [];
 }
 
@@ -182,6 +183,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     a.mirror?.dispose();
     this.agents.delete(a.paneId);
     this.lights.remove(a.windowId);
+    this.emit('change', a);
   }
 
   // ---- mirrors -----------------------------------------------------------------------
@@ -300,7 +302,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (!loaded) return; // no rules for this program: its state stays unknown
     const det = detectSnapshot(loaded, mirror.snapshot());
     if (det.skip) return;
-    a.lastRule = det.rule;
+    a.lastDetection = { at: this.now(), result: det, manifest: { source: loaded.source, path: loaded.path, version: loaded.version } };
     this.apply(
       a,
       a.arbiter.screen({
@@ -334,8 +336,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (a.state !== v.state) {
       a.state = v.state;
       a.stateSince = this.now();
-      this.emit('state', a);
     }
+    if (update.change) this.emit('change', a);
     this.lights.set(a.windowId, { state: v.state, kind: v.background ? 'background' : v.state });
   }
 

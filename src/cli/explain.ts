@@ -1,0 +1,57 @@
+// `nerdr explain <target>`: why an agent has its state.
+
+import type { Command } from 'commander';
+import { call } from './context.js';
+import { age, printJson } from './print.js';
+import type { AgentRow } from '../supervisor/api.js';
+import type { ArbiterView } from '../state/index.js';
+
+interface Explain extends AgentRow {
+  arbiter: ArbiterView;
+  detection: {
+    at: number;
+    state: string;
+    rule: string | null;
+    fallbackReason: string | null;
+    visibleIdle: boolean;
+    visibleBlocker: boolean;
+    visibleWorking: boolean;
+    skip: boolean;
+    matches: { id: string; priority: number; state: string; region: string }[];
+    disabledRules: string[];
+    manifest: { source: string; path: string; version: string | null };
+  } | null;
+  now: number;
+}
+
+export function register(program: Command): void {
+  program
+    .command('explain <target>')
+    .description('why an agent has its state: authority, hook facts, matched rule, manifest, timers')
+    .option('--json', 'print JSON')
+    .action(async (target: string, opts: { json?: boolean }, cmd: Command) => {
+      const e = await call<Explain>(cmd, 'nerdr.explain', { target });
+      if (opts.json) return printJson(e);
+      const v = e.arbiter;
+      const out: string[] = [];
+      out.push(`${e.name} (${e.agent}, ${e.window} ${e.pane}): ${e.state} for ${age(e.now - e.stateSince)}`);
+      out.push(`  authority: ${v.authority} — ${v.reason}`);
+      if (v.hookPhase) out.push(`  hooks: last phase ${v.hookPhase}`);
+      if (v.subagents || v.backgroundTasks) out.push(`  running in background: ${v.subagents} subagent(s), ${v.backgroundTasks} task(s)`);
+      if (v.report) out.push(`  report: ${v.report.state} from ${v.report.source} (${v.report.class})${v.report.message ? `: ${v.report.message}` : ''}`);
+      if (v.conversationId) out.push(`  conversation: ${v.conversationId} (from ${v.conversationFrom})`);
+      out.push(`  seen: ${v.seen ? 'yes' : 'no'}`);
+      const d = e.detection;
+      if (!d) out.push('  screen: not evaluated yet (no manifest for this agent, or no screen)');
+      else {
+        out.push(`  screen: ${d.state} by ${d.rule ?? `fallback (${d.fallbackReason})`}, ${age(e.now - d.at)} ago${d.skip ? ' (skip: state left as it was)' : ''}`);
+        const flags = [d.visibleBlocker && 'visible_blocker', d.visibleIdle && 'visible_idle', d.visibleWorking && 'visible_working'].filter(Boolean);
+        if (flags.length) out.push(`  visible: ${flags.join(', ')}`);
+        if (d.matches.length) out.push(`  matching rules: ${d.matches.map((m) => `${m.id}(${m.state} ${m.priority})`).join(', ')}`);
+        if (d.disabledRules.length) out.push(`  disabled (too slow): ${d.disabledRules.join(', ')}`);
+        out.push(`  manifest: ${d.manifest.path} (${d.manifest.source}, version ${d.manifest.version ?? 'none'})`);
+      }
+      for (const t of v.pending) out.push(`  timer: ${t.name} in ${age(t.at - e.now)} — ${t.what}`);
+      process.stdout.write(out.join('\n') + '\n');
+    });
+}
