@@ -17,6 +17,8 @@ export const MAX_PAYLOAD_BYTES = 1024 * 1024;
 
 export interface HookRunOptions {
   agent: string | undefined;
+  /** The event name, for agents whose payload does not carry it (`nerdr hook copilot preToolUse`). */
+  eventName?: string | undefined;
   env: NodeJS.ProcessEnv;
   stdin: NodeJS.ReadableStream;
   /** Total time budget. Default 500 ms. */
@@ -134,6 +136,7 @@ export async function runHook(opts: HookRunOptions): Promise<HookOutcome> {
     const params =
       `{"secret":${JSON.stringify(secret)},"agent":${JSON.stringify(agent)},"event":${payload.json ?? 'null'}` +
       (payload.dropped ? `,"dropped":${JSON.stringify(payload.dropped)}` : '') +
+      (opts.eventName ? `,"hint":${JSON.stringify(opts.eventName.slice(0, 64))}` : '') +
       '}';
     const line = `${head.slice(0, -1)},"params":${params}}\n`;
     const outcome = await send(socketPath, line, deadline - (Date.now() - start) - 20);
@@ -153,7 +156,7 @@ async function main(): Promise<void> {
   process.stdout.on('error', () => {});
   if (!process.env.NERDR_SOCKET) process.exit(0);
   const debug = process.env.NERDR_HOOK_DEBUG === '1' ? (m: string) => process.stderr.write(`${m}\n`) : undefined;
-  await runHook({ agent: process.argv[3], env: process.env, stdin: process.stdin, ...(debug ? { debug } : {}) });
+  await runHook({ agent: process.argv[3], eventName: process.argv[4], env: process.env, stdin: process.stdin, ...(debug ? { debug } : {}) });
   process.exit(0);
 }
 

@@ -61,7 +61,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
       },
       log: (m) => log('info', m),
       onHook: (h) => {
-        if (h.event) sup.onHook(h.window, h.agent, h.event);
+        if (h.event) sup.onHook(h.window, h.agent, h.event, h.hint);
       },
       onReport: (r) => sup.onReport(r.window, r),
     });

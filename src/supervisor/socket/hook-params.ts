@@ -13,6 +13,8 @@ export interface ParsedHook {
   event: Record<string, unknown> | null;
   /** Why the payload is missing, as reported by the hook client. */
   dropped?: string;
+  /** The event name given on the hook's command line, for payloads that do not carry one. */
+  hint?: string;
 }
 
 /** Keys under which agents put their conversation/session id (Claude/Codex/Gemini, Copilot/Grok, opencode, agy). */
@@ -37,7 +39,7 @@ export function findFlagLikeId(event: unknown, depth = 0): string | undefined {
 }
 
 export function parseHookParams(params: Record<string, unknown>): ParsedHook {
-  const { secret, agent, event, dropped } = params;
+  const { secret, agent, event, dropped, hint } = params;
   if (typeof secret !== 'string') throw invalidRequest('missing field `secret`');
   if (typeof agent !== 'string') throw invalidRequest('missing field `agent`');
   const label = stripControl(agent).trim();
@@ -54,5 +56,6 @@ export function parseHookParams(params: Record<string, unknown>): ParsedHook {
     event: event === null ? null : (sanitize(event) as Record<string, unknown>),
   };
   if (dropped !== undefined) out.dropped = stripControl(dropped);
+  if (typeof hint === 'string' && hint.trim()) out.hint = stripControl(hint).trim().slice(0, 64);
   return out;
 }

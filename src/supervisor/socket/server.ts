@@ -32,6 +32,8 @@ export interface HookReport<W> {
   agent: string;
   event: Record<string, unknown> | null;
   dropped?: string;
+  /** Event name from the hook's command line (`nerdr hook <agent> <event>`). */
+  hint?: string;
 }
 
 export interface RequestContext {
@@ -256,6 +258,7 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
       const window = await authenticate(hook.secret, 'unauthorized');
       const report: HookReport<W> = { window, agent: hook.agent, event: hook.event };
       if (hook.dropped !== undefined) report.dropped = hook.dropped;
+      if (hook.hint !== undefined) report.hint = hook.hint;
       await opts.onHook?.(report);
       return { type: 'ok' };
     }
