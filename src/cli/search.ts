@@ -1,0 +1,37 @@
+// `nerdr search TEXT`: the agents' own conversation logs (Claude, Codex), read in place.
+
+import type { Command } from 'commander';
+import { NerdrError } from '../errors.js';
+import { logScope } from '../extras/agents.js';
+import { findLogs } from '../extras/logs.js';
+import { searchLogs } from '../extras/search.js';
+import { globalOpts } from './context.js';
+import { printJson } from './print.js';
+
+export function register(program: Command): void {
+  program
+    .command('search')
+    .description("search the agents' conversation logs (Claude, Codex) of this tmux session's agents, or --all")
+    .argument('<text...>', 'what to look for (case-insensitive)')
+    .option('--all', 'search every log, not only those of the agents in this tmux session')
+    .option('--limit <n>', 'at most this many hits, newest first', '50')
+    .option('--json', 'print JSON')
+    .action(async (words: string[], opts: { all?: boolean; json?: boolean; limit: string }, cmd: Command) => {
+      const query = words.join(' ');
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit <= 0) throw new NerdrError(`--limit must be a positive number, not "${opts.limit}"`);
+      const g = globalOpts(cmd);
+      const scope = await logScope({ name: g.L, socket: g.S }, !!opts.all);
+      if (scope.note && !opts.json) process.stderr.write(`nerdr: ${scope.note}\n`);
+      const hits = await searchLogs(findLogs(scope.folders), query, limit);
+      if (opts.json) return printJson(hits);
+      if (hits.length === 0) {
+        process.stdout.write(`no match for "${query}"\n`);
+        process.exitCode = 1;
+        return;
+      }
+      for (const h of hits) {
+        process.stdout.write(`${h.file}:${h.line}  ${h.time ?? '-'}  ${h.tool} ${h.role}\n    ${h.snippet}\n`);
+      }
+    });
+}
