@@ -1,0 +1,341 @@
+// Shared harness for live tests: the real `nerdr` CLI (dist/) against a private tmux server.
+//
+//   const env = await startLiveEnv();          // tmux -L nerdr-test-<random> -f /dev/null, session `user` 120x40
+//   const r = await env.nerdr('new', 'demo', '-d', '--', '--auto', '0');   // { code, stdout, stderr }
+//   await waitFor(async () => (await env.lsJson()).length === 1, { what: 'the agent in ls' });
+//   await env.cleanup();                       // in afterAll/finally: supervisor, tracked pids, server, temp dirs
+//
+// Isolation: every env gets its own temp NERDR_STATE_DIR, NERDR_CONFIG_DIR and HOME (XDG_* point
+// inside it too), so nothing of the developer's own config, state or tmux is read or written.
+// TMUX and TMUX_PANE are removed: nerdr finds the server only through the -L the runner adds.
+// The tmux server is started with that same environment, so agent panes inherit it.
+//
+// Tests are run after `npm run build` (package.json's `npm test` does it); the runner spawns
+// bin/nerdr.js, which loads dist/. startLiveEnv fails with a clear message when dist is missing.
+
+import { spawn, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const NERDR_BIN = path.join(REPO_ROOT, 'bin', 'nerdr.js');
+export const DIST_MAIN = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
+
+export interface RunResult {
+  code: number | null;
+  /** Set when the process was ended by a signal (e.g. our timeout). */
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** Extra variables, or `undefined` values to remove one from the env. */
+  env?: Record<string, string | undefined>;
+  /** Replace the env completely (still no TMUX unless you put it there). */
+  replaceEnv?: NodeJS.ProcessEnv;
+  cwd?: string;
+  input?: string;
+  /** The process is killed (SIGKILL) after this long; default 30 s. */
+  timeoutMs?: number;
+  /** Leave out the `-L <server>` the runner adds in front of the arguments. */
+  noServer?: boolean;
+}
+
+export interface WaitOptions {
+  /** Default 10 s. */
+  timeoutMs?: number;
+  /** Default 50 ms. */
+  intervalMs?: number;
+  /** What is awaited, for the failure message ("the demo window to be working"). */
+  what?: string;
+}
+
+/** True when a usable tmux is on PATH; use with `describe.skipIf(!tmuxAvailable)`. */
+export const tmuxAvailable: boolean = (() => {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Throws a clear error when dist/ was not built (run `npm run build`, or `npm test`). */
+export function assertBuilt(): void {
+  if (!existsSync(DIST_MAIN)) {
+    throw new Error(`${DIST_MAIN} is missing: live tests run the compiled CLI. Run \`npm run build\` first (\`npm test\` does it for you).`);
+  }
+}
+
+/**
+ * Polls `fn` until it returns something other than undefined/null/false, and returns that.
+ * A throw from `fn` counts as "not yet"; its message is kept for the failure report.
+ * Fails after the deadline with `timed out after N ms waiting for <what>` plus the last
+ * value or error seen, so a red test says what it was waiting for.
+ */
+export async function waitFor<T>(fn: () => T | Promise<T>, opts: WaitOptions = {}): Promise<Exclude<T, undefined | null | false>> {
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const intervalMs = opts.intervalMs ?? 50;
+  const deadline = Date.now() + timeoutMs;
+  let last: string = 'nothing yet';
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== null && v !== false) return v as Exclude<T, undefined | null | false>;
+      last = `last result: ${String(v)}`;
+    } catch (err) {
+      last = `last error: ${(err as Error).message}`;
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${opts.what ?? 'a condition'} (${last})`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Spawns a program with argv (never a shell) and collects its output. */
+export function run(file: string, args: string[], opts: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number }): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { env: opts.env, cwd: opts.cwd ?? REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input ?? '');
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+    });
+  });
+}
+
+/** Whether a process exists (signal 0). */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** SIGTERM, wait up to `graceMs` for it to go, then SIGKILL. Never signals pid ≤ 1. */
+export async function killPid(pid: number, graceMs = 3000): Promise<void> {
+  if (!pidAlive(pid) || pid <= 1 || pid === process.pid) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pidAlive(pid)) await new Promise((r) => setTimeout(r, 25));
+  if (pidAlive(pid)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+export interface LiveEnv {
+  /** The -L name of the private tmux server. */
+  readonly server: string;
+  /** Its socket path, as tmux reports it (#{socket_path}). */
+  readonly socketPath: string;
+  /** The pid of the tmux server. */
+  readonly serverPid: number;
+  readonly stateDir: string;
+  readonly configDir: string;
+  readonly home: string;
+  /** The environment every process gets (no TMUX, private dirs, UTF-8 locale). */
+  readonly env: NodeJS.ProcessEnv;
+  /** `node bin/nerdr.js -L <server> …args`. */
+  nerdr(...args: string[]): Promise<RunResult>;
+  /** The same with options (extra env, no -L, timeout, stdin). */
+  nerdrWith(args: string[], opts?: RunOptions): Promise<RunResult>;
+  /** `tmux -L <server> …args` (never starts a server of its own: the server exists). */
+  tmux(...args: string[]): Promise<RunResult>;
+  /** Like tmux() but throws with tmux's stderr on a non-zero exit; returns stdout. */
+  tmuxOk(...args: string[]): Promise<string>;
+  /** `nerdr ls --json`, parsed; throws with stderr when it fails. */
+  lsJson(): Promise<AgentRowLike[]>;
+  /** The running supervisor's pid: from `nerdr supervisor status --json`, else the lock file. */
+  supervisorPid(): Promise<number | null>;
+  /** A pid the cleanup must end too (a process a test started). */
+  track(pid: number): void;
+  /** Stops the supervisor, tracked pids and the server; removes the temp dirs. Idempotent. */
+  cleanup(): Promise<void>;
+}
+
+/** The fields of `nerdr ls --json` rows the live tests read. */
+export interface AgentRowLike {
+  name: string;
+  agent: string;
+  state: string;
+  session: string;
+  window: string;
+  windowIndex: number | null;
+  pane: string;
+  cwd: string;
+  id: string;
+  exitStatus: string | null;
+  [key: string]: unknown;
+}
+
+export interface StartOptions {
+  /** Session name; default `user`. */
+  session?: string;
+  cols?: number;
+  rows?: number;
+  /** Variables added to the env of everything (tmux server included). */
+  env?: Record<string, string>;
+}
+
+/** Lock files of supervisors in a state dir (one per tmux server; a test env has one server). */
+function lockPids(stateDir: string): number[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync(stateDir);
+  } catch {
+    return [];
+  }
+  const pids: number[] = [];
+  for (const n of names) {
+    if (!/^supervisor-.*\.lock$/.test(n)) continue;
+    try {
+      const pid = Number.parseInt(readFileSync(path.join(stateDir, n), 'utf8').trim(), 10);
+      if (Number.isInteger(pid) && pid > 0) pids.push(pid);
+    } catch {
+      /* removed meanwhile */
+    }
+  }
+  return pids;
+}
+
+/** Starts a private tmux server with one session and returns the harness around it. */
+export async function startLiveEnv(opts: StartOptions = {}): Promise<LiveEnv> {
+  assertBuilt();
+  const server = `nerdr-test-${randomBytes(6).toString('hex')}`;
+  const root = mkdtempSync(path.join(os.tmpdir(), 'nerdr-live-'));
+  const stateDir = path.join(root, 'state');
+  const configDir = path.join(root, 'config');
+  const home = path.join(root, 'home');
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of Object.keys(env)) {
+    if (k === 'TMUX' || k === 'TMUX_PANE' || k.startsWith('NERDR_') || k.startsWith('HERDR_') || k.startsWith('XDG_')) delete env[k];
+  }
+  Object.assign(env, {
+    HOME: home,
+    NERDR_STATE_DIR: stateDir,
+    NERDR_CONFIG_DIR: configDir,
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    SHELL: '/bin/sh',
+    ...opts.env,
+  });
+  for (const d of [stateDir, configDir, home]) execFileSync('mkdir', ['-p', d]);
+
+  const tmuxBase = ['-L', server, '-f', '/dev/null'];
+  const tmuxRun = (...args: string[]): Promise<RunResult> => run('tmux', [...tmuxBase, ...args], { env, timeoutMs: 20_000 });
+  const tmuxOk = async (...args: string[]): Promise<string> => {
+    const r = await tmuxRun(...args);
+    if (r.code !== 0) throw new Error(`tmux ${args.join(' ')} failed (${r.code}): ${r.stderr.trim()}`);
+    return r.stdout;
+  };
+
+  const started = await tmuxRun('new-session', '-d', '-s', opts.session ?? 'user', '-x', String(opts.cols ?? 120), '-y', String(opts.rows ?? 40));
+  if (started.code !== 0) {
+    rmSync(root, { recursive: true, force: true });
+    throw new Error(`cannot start the private tmux server ${server}: ${started.stderr.trim()}`);
+  }
+  const [socketPath = '', pidText = ''] = (await tmuxOk('display', '-p', '#{socket_path}\t#{pid}')).trim().split('\t');
+  const serverPid = Number(pidText);
+  const tracked = new Set<number>();
+  let cleaned = false;
+
+  const nerdrWith = (args: string[], o: RunOptions = {}): Promise<RunResult> => {
+    let e: NodeJS.ProcessEnv = o.replaceEnv ? { ...o.replaceEnv } : { ...env };
+    for (const [k, v] of Object.entries(o.env ?? {})) {
+      if (v === undefined) delete e[k];
+      else e[k] = v;
+    }
+    e = Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined));
+    const full = o.noServer ? args : ['-L', server, ...args];
+    return run(process.execPath, [NERDR_BIN, ...full], {
+      env: e,
+      ...(o.cwd !== undefined ? { cwd: o.cwd } : {}),
+      ...(o.input !== undefined ? { input: o.input } : {}),
+      timeoutMs: o.timeoutMs ?? 30_000,
+    });
+  };
+  const nerdr = (...args: string[]): Promise<RunResult> => nerdrWith(args);
+
+  const supervisorPid = async (): Promise<number | null> => {
+    const r = await nerdrWith(['supervisor', 'status', '--json'], { timeoutMs: 10_000 }).catch(() => null);
+    if (r && r.code === 0) {
+      try {
+        const j = JSON.parse(r.stdout) as { running?: boolean; pid?: number };
+        if (j.running && typeof j.pid === 'number') return j.pid;
+      } catch {
+        /* fall back to the lock */
+      }
+    }
+    return lockPids(stateDir).find(pidAlive) ?? null;
+  };
+
+  const live: LiveEnv = {
+    server,
+    socketPath,
+    serverPid,
+    stateDir,
+    configDir,
+    home,
+    env,
+    nerdr,
+    nerdrWith,
+    tmux: tmuxRun,
+    tmuxOk,
+    async lsJson() {
+      const r = await nerdr('ls', '--json');
+      if (r.code !== 0) throw new Error(`nerdr ls --json exited ${r.code}: ${r.stderr.trim()}`);
+      return JSON.parse(r.stdout) as AgentRowLike[];
+    },
+    supervisorPid,
+    track(pid: number) {
+      tracked.add(pid);
+    },
+    async cleanup() {
+      if (cleaned) return;
+      cleaned = true;
+      const pids = new Set<number>(tracked);
+      const sup = await supervisorPid().catch(() => null);
+      if (sup) pids.add(sup);
+      for (const p of lockPids(stateDir)) pids.add(p);
+      await Promise.all([...pids].map((p) => killPid(p)));
+      await tmuxRun('kill-server').catch(() => undefined);
+      // the server itself, should kill-server not have reached it
+      if (serverPid > 0) {
+        const deadline = Date.now() + 3000;
+        while (Date.now() < deadline && pidAlive(serverPid)) await new Promise((r) => setTimeout(r, 25));
+        if (pidAlive(serverPid)) await killPid(serverPid, 500);
+      }
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  return live;
+}
