@@ -11,7 +11,7 @@ const GLYPH: Record<string, string> = { blocked: '✋', done: '✓', working: '�
 export function register(program: Command): void {
   program
     .command('ls')
-    .description('list every agent: name, agent, state, session, window, pane, cwd')
+    .description('list every agent: name, agent, state, seen, session, window, pane, queue, conversation, cwd')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls');
@@ -24,14 +24,17 @@ export function register(program: Command): void {
       const rows = agents.map((a) => [
         a.name,
         a.agent,
-        a.state + (a.exitStatus ? `(${a.exitStatus})` : ''),
+        a.state + (a.exitStatus ? `(${a.exitStatus})` : '') + (a.background ? `+bg(${a.subagents + a.backgroundTasks})` : ''),
         age(now - a.stateSince),
+        a.state === 'done' || a.state === 'idle' ? (a.seen ? 'yes' : 'no') : '-',
         a.session,
         a.windowIndex === null ? a.window : `${a.windowIndex} ${a.window}`,
         a.pane,
+        a.queue ? `${a.queue}${a.queueStalled ? '⏸' : ''}` : '-',
+        a.conversationId ? `${a.conversationId.slice(0, 13)} (${a.conversationFrom})` : '-',
         a.cwd,
       ]);
-      process.stdout.write(table(['NAME', 'AGENT', 'STATE', 'FOR', 'SESSION', 'WINDOW', 'PANE', 'CWD'], rows));
+      process.stdout.write(table(['NAME', 'AGENT', 'STATE', 'FOR', 'SEEN', 'SESSION', 'WINDOW', 'PANE', 'QUEUE', 'CONVERSATION', 'CWD'], rows));
     });
 
   program

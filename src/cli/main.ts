@@ -13,6 +13,8 @@ import { register as registerDetect } from './detect.js';
 import { register as registerManifests } from './manifests.js';
 import { register as registerPane } from './pane.js';
 import { register as registerExplain } from './explain.js';
+import { register as registerSend } from './send.js';
+import { register as registerNext } from './next.js';
 
 export function buildProgram(): Command {
   const program = new Command('nerdr');
@@ -23,7 +25,7 @@ export function buildProgram(): Command {
     .option('-S <path>', 'use the tmux server at this socket path (like tmux -S)')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerNew, registerLs, registerRead, registerSupervise, registerDoctor, registerTmux, registerDemo, registerDetect, registerManifests, registerPane, registerExplain]) {
+  for (const register of [registerNew, registerLs, registerRead, registerSupervise, registerDoctor, registerTmux, registerDemo, registerDetect, registerManifests, registerPane, registerExplain, registerSend, registerNext]) {
     register(program);
   }
   program.commands.forEach(function exit(c: Command): void {

@@ -33,6 +33,10 @@ export interface WatchedAgent {
   /** Last screen evaluation, for `nerdr explain`. */
   lastDetection: { at: number; result: Detection; manifest: { source: string; path: string; version: string | null } } | null;
   background: boolean;
+  /** Since when a client has been showing this window (for the one-second "seen" rule). */
+  viewedSince: number | null;
+  /** Bumped when the pane's process is replaced (respawn), so waits tied to the old one end. */
+  generation: number;
 }
 
 export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
@@ -60,5 +64,7 @@ export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
     arbiter: new Arbiter({ agent: p.agent, clock }),
     lastDetection: null,
     background: false,
+    viewedSince: null,
+    generation: 0,
   };
 }

@@ -8,6 +8,8 @@ import type { WatchedAgent } from './agent.js';
 import { hashSecret, newAgentId, newSecret, newWindowCommands } from './create.js';
 import { replyText } from '../tmux/client.js';
 import { nerdrBin } from '../paths.js';
+import { command } from '../tmux/quote.js';
+import { MAX_MESSAGE_BYTES } from './messages.js';
 
 export interface AgentRow {
   /** Working only because subagents or background tasks still run. */
@@ -17,6 +19,9 @@ export interface AgentRow {
   conversationId: string | null;
   conversationFrom: string | null;
   seen: boolean;
+  /** Messages waiting to be delivered, and whether delivery is paused after a stall. */
+  queue: number;
+  queueStalled: boolean;
   name: string;
   agent: string;
   state: string;
@@ -31,10 +36,13 @@ export interface AgentRow {
   exitStatus: string | null;
 }
 
-export function agentRow(a: WatchedAgent): AgentRow {
+export function agentRow(a: WatchedAgent, sup: Supervisor): AgentRow {
   const first = a.links[0];
   const v = a.arbiter.view();
+  const q = sup.messages.queue(a);
   return {
+    queue: q.messages.length,
+    queueStalled: q.stalledAt !== null,
     background: v.background,
     subagents: v.subagents,
     backgroundTasks: v.backgroundTasks,
@@ -82,13 +90,13 @@ export function findTarget(sup: Supervisor, target: string): WatchedAgent {
 }
 
 export function registerApi(server: SocketServer, sup: Supervisor, socketPath: string): void {
-  server.handle('nerdr.ls', () => ({ agents: [...sup.agents.values()].map(agentRow) }));
+  server.handle('nerdr.ls', () => ({ agents: [...sup.agents.values()].map((a) => agentRow(a, sup)) }));
 
   server.handle('nerdr.explain', (params) => {
     const a = findTarget(sup, str(obj(params), 'target', true));
     const d = a.lastDetection;
     return {
-      ...agentRow(a),
+      ...agentRow(a, sup),
       arbiter: a.arbiter.view(),
       detection: d && {
         at: d.at,
@@ -114,7 +122,7 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     let timer: NodeJS.Timeout | null = null;
     const push = (): void => {
       timer = null;
-      if (!stream.event('agents', { agents: [...sup.agents.values()].map(agentRow) })) stop();
+      if (!stream.event('agents', { agents: [...sup.agents.values()].map((a) => agentRow(a, sup)) })) stop();
     };
     const onChange = (): void => {
       timer ??= setTimeout(push, 100);
@@ -125,7 +133,52 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     };
     sup.on('change', onChange);
     stream.signal.addEventListener('abort', stop);
-    return { type: 'subscription_started', agents: [...sup.agents.values()].map(agentRow) };
+    return { type: 'subscription_started', agents: [...sup.agents.values()].map((a) => agentRow(a, sup)) };
+  });
+
+  server.handle('nerdr.send', (params) => {
+    const p = obj(params);
+    const a = findTarget(sup, str(p, 'target', true));
+    const text = str(p, 'message', true);
+    if (text === '') throw new RpcError('invalid_params', 'the message is empty');
+    if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) throw new RpcError('too_large', `a message may hold at most ${MAX_MESSAGE_BYTES} bytes`);
+    const r = sup.messages.enqueue(a, text);
+    return { target: a.windowId, ...r, state: a.state, exited: a.dead };
+  });
+
+  // Resolves when the agent that occupies the window now reaches one of the states; fails when
+  // that agent exits or is replaced, or its window goes away. Event-driven: no polling.
+  server.handle('nerdr.wait', (params, ctx) => {
+    const p = obj(params);
+    const a = findTarget(sup, str(p, 'target', true));
+    const until = Array.isArray(p.until) && p.until.length > 0 ? p.until.map(String) : ['done', 'idle', 'blocked'];
+    const timeoutMs = typeof p.timeoutMs === 'number' && p.timeoutMs > 0 ? p.timeoutMs : 0;
+    const generation = a.generation;
+    const row = () => agentRow(a, sup);
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | null = null;
+      const done = (fn: () => void): void => {
+        sup.off('change', check);
+        if (timer) clearTimeout(timer);
+        fn();
+      };
+      const check = (): void => {
+        if (sup.agents.get(a.paneId) !== a) return done(() => reject(new RpcError('agent_gone', `the window of ${a.name} is gone`)));
+        if (a.generation !== generation) return done(() => reject(new RpcError('agent_replaced', `the agent in ${a.name} was restarted`)));
+        if (until.includes(a.state)) return done(() => resolve({ target: a.windowId, state: a.state, agent: row() }));
+        if (a.dead) return done(() => reject(new RpcError('agent_exited', `${a.name} exited (status ${a.deadStatus || '?'}) before reaching ${until.join('|')}`)));
+      };
+      sup.on('change', check);
+      ctx.signal.addEventListener('abort', () => done(() => reject(new RpcError('aborted', 'the client went away'))));
+      if (timeoutMs) timer = setTimeout(() => done(() => reject(new RpcError('timeout', `timed out after ${timeoutMs / 1000} s; ${a.name} is ${a.state}`))), timeoutMs);
+      check();
+    });
+  });
+
+  server.handle('nerdr.stop-agent', async (params) => {
+    const a = findTarget(sup, str(obj(params), 'target', true));
+    await sup.run(command('kill-window', '-t', a.windowId));
+    return { target: a.windowId, stopped: true };
   });
 
   server.handle('nerdr.status', () => {

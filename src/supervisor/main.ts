@@ -24,7 +24,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
 
   const manifests = new ManifestRegistry({ onWarning: (m) => log('warn', m) });
   for (const p of manifests.problems()) log('warn', `manifest ${p.path}: ${p.reason}`);
-  const sup = new Supervisor({ tmuxSocket, log, installLights: process.env.NERDR_NO_LIGHTS !== '1', manifests });
+  const sup = new Supervisor({ tmuxSocket, log, installLights: process.env.NERDR_NO_LIGHTS !== '1', manifests, stateDir: files.dir });
   manifests.on('change', (file: string) => {
     log('info', `manifests changed (${file}); re-evaluating`);
     sup.reevaluateAll();

@@ -15,6 +15,9 @@ import { mapHookPayload } from '../integrations/events/index.js';
 import { newWatched, type WatchedAgent } from './agent.js';
 import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
 import { LightsWriter } from './lights.js';
+import { Messenger } from './messages.js';
+import { QueueStore } from '../store/queue.js';
+import path from 'node:path';
 import type { Logger } from './log.js';
 
 export interface SupervisorOptions {
@@ -23,11 +26,15 @@ export interface SupervisorOptions {
   /** Insert the light prefix into the user's status formats (with a backup). */
   installLights: boolean;
   manifests: ManifestRegistry;
+  /** Where queued messages are kept (<state>/queues). */
+  stateDir: string;
   now?: () => number;
 }
 
 /** Output is coalesced: a screen is evaluated at most this often per pane. */
 const EVAL_COALESCE_MS = 50;
+/** A window must be shown this long before a finished agent counts as seen. */
+const SEEN_AFTER_MS = 1000;
 
 export interface SupervisorEvents {
   /** An agent's state, counts or presence changed. */
@@ -42,6 +49,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private scanTimer: NodeJS.Timeout | null = null;
   /** Panes created by `nerdr new` in this process: their agent starts now (startup grace). */
   private readonly fresh = new Set<string>();
+  private viewTimer: NodeJS.Timeout | null = null;
+  private viewCheckRunning = false;
+  readonly messages: Messenger;
   private stopping = false;
   private readonly now: () => number;
   ready = false;
@@ -55,6 +65,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     super();
     this.now = opts.now ?? Date.now;
     this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))));
+    this.messages = new Messenger({
+      sendLine: (cmds, done) => this.sendLine(cmds, done),
+      log: opts.log,
+      store: new QueueStore(path.join(opts.stateDir, 'queues')),
+      now: this.now,
+      changed: (a) => {
+        this.paint(a);
+        this.emit('change', a);
+      },
+    });
   }
 
   private get log(): Logger {
@@ -181,6 +201,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (a.evalTimer) clearTimeout(a.evalTimer);
     if (a.stateTimer) clearTimeout(a.stateTimer);
     a.mirror?.dispose();
+    this.messages.forget(a);
     this.agents.delete(a.paneId);
     this.lights.remove(a.windowId);
     this.emit('change', a);
@@ -242,6 +263,17 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       case 'subscription-changed':
         this.onSubscription(args);
         break;
+      case 'session-window-changed':
+      case 'client-session-changed':
+      case 'client-detached':
+        this.scheduleViewCheck();
+        break;
+      case 'pane-mode-changed': {
+        const a = this.agents.get(args.trim());
+        if (a) this.refreshMode(a);
+        this.scheduleViewCheck();
+        break;
+      }
       case 'window-add':
       case 'unlinked-window-add':
       case 'window-close':
@@ -275,6 +307,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     a.deadStatus = status;
     this.log('info', `${a.name} (${a.paneId}) ${dead ? `exited (status ${status || '?'})` : 'restarted'}`);
     if (!dead) {
+      a.generation++;
       a.mirror?.clearOsc();
       this.snapshot(a);
     }
@@ -333,18 +366,90 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
     const v = update.view;
     a.background = v.background;
-    if (a.state !== v.state) {
+    const changed = a.state !== v.state;
+    if (changed) {
       a.state = v.state;
       a.stateSince = this.now();
+      if (v.state === 'done') this.scheduleViewCheck();
+      this.messages.stateChanged(a);
     }
     if (update.change) this.emit('change', a);
-    this.lights.set(a.windowId, { state: v.state, kind: v.background ? 'background' : v.state });
+    this.paint(a);
+  }
+
+  private paint(a: WatchedAgent): void {
+    this.lights.set(a.windowId, { state: a.state, kind: a.background ? 'background' : a.state, suffix: this.messages.suffix(a) });
+  }
+
+  // ---- seen: the window shown by a focused client for a second -------------------------
+
+  scheduleViewCheck(delay = 0): void {
+    if (this.stopping) return;
+    if (this.viewTimer) {
+      if (delay > 0) return;
+      clearTimeout(this.viewTimer);
+    }
+    this.viewTimer = setTimeout(() => {
+      this.viewTimer = null;
+      void this.checkViews().catch((err: Error) => this.log('warn', `view check failed: ${err.message}`));
+    }, delay);
+  }
+
+  /** Which windows a focused, non-control client shows with no mode over them; then apply the 1 s rule. */
+  private async checkViews(): Promise<void> {
+    if (this.viewCheckRunning) {
+      this.scheduleViewCheck(50);
+      return;
+    }
+    const interested = [...this.agents.values()].filter((a) => a.state === 'done' || this.messages.queue(a).stalledAt !== null);
+    if (interested.length === 0) {
+      for (const a of this.agents.values()) a.viewedSince = null;
+      return;
+    }
+    this.viewCheckRunning = true;
+    let text: string;
+    try {
+      text = await this.run(command('list-clients', '-F', '#{client_control_mode}\t#{window_id}\t#{pane_in_mode}\t#{client_flags}'));
+    } finally {
+      this.viewCheckRunning = false;
+    }
+    const shown = new Set<string>();
+    for (const line of text.split('\n')) {
+      const [control, win, inMode, flags = ''] = line.split('\t');
+      if (control === '1' || inMode === '1' || !win) continue;
+      if (!flags.split(',').includes('focused')) continue;
+      shown.add(win);
+    }
+    const now = this.now();
+    let next: number | null = null;
+    for (const a of this.agents.values()) {
+      if (!shown.has(a.windowId)) {
+        a.viewedSince = null;
+        continue;
+      }
+      a.viewedSince ??= now;
+      const due = a.viewedSince + SEEN_AFTER_MS;
+      if (now >= due) {
+        if (a.state === 'done') this.apply(a, a.arbiter.seen());
+        this.messages.visited(a);
+      } else if (interested.includes(a)) next = Math.min(next ?? due, due);
+    }
+    if (next !== null) this.scheduleViewCheck(next - now + 5);
+  }
+
+  private refreshMode(a: WatchedAgent): void {
+    this.sendLine([command('display', '-p', '-t', a.paneId, '#{pane_in_mode}')], ([r]) => {
+      if (r?.ok) a.inMode = r.lines.map((l) => l.toString()).join('').trim() === '1';
+      if (!a.inMode) this.messages.tryDeliver(a);
+    });
   }
 
   /** A hook event from `nerdr hook <agent>`, already authenticated to this window. */
   onHook(a: WatchedAgent, agent: string, event: unknown, hint?: string): void {
     const fact = mapHookPayload(agent, event, hint);
-    if (fact) this.apply(a, a.arbiter.hookFact(fact));
+    if (!fact) return;
+    this.apply(a, a.arbiter.hookFact(fact));
+    if (fact.kind === 'prompt-submit' || fact.kind === 'turn-start') this.messages.promptSubmitted(a);
   }
 
   /** A herdr report (pane.report_agent …) for this window; the socket checked secret and seq. */
@@ -425,6 +530,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (this.stopping) return;
     this.stopping = true;
     if (this.scanTimer) clearTimeout(this.scanTimer);
+    if (this.viewTimer) clearTimeout(this.viewTimer);
     for (const a of this.agents.values()) {
       if (a.evalTimer) clearTimeout(a.evalTimer);
       if (a.stateTimer) clearTimeout(a.stateTimer);
