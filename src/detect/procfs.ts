@@ -102,9 +102,9 @@ export function parsePs(text: string): ProcInfo[] {
   return out;
 }
 
-async function readText(file: string): Promise<string | null> {
+function readTextSync(file: string): string | null {
   try {
-    return await fsp.readFile(file, 'utf8');
+    return fs.readFileSync(file, 'utf8');
   } catch {
     return null;
   }
@@ -138,9 +138,17 @@ async function readBuf(file: string, max = Infinity): Promise<Buffer | null> {
   }
 }
 
-async function readStat(root: string, pid: number): Promise<Stat | null> {
-  const t = await readText(`${root}/${pid}/stat`);
-  return t === null ? null : parseStat(t);
+/**
+ * /proc/<pid>/stat, read synchronously: it is a few hundred bytes the kernel formats without
+ * taking the target's memory lock, and one async read costs 4 thread-pool round trips (~4× the
+ * time). cmdline and environ, which can wait on the target's memory, stay asynchronous.
+ */
+function readStat(root: string, pid: number): Stat | null {
+  try {
+    return parseStat(fs.readFileSync(`${root}/${pid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
 }
 
 /** Children of every thread of `pid`, or null when the kernel has no children files. */
@@ -151,7 +159,7 @@ async function childrenOf(root: string, pid: number): Promise<number[] | null> {
   } catch {
     return [];
   }
-  const lists = await Promise.all(tids.map((t) => readText(`${root}/${pid}/task/${t}/children`)));
+  const lists = tids.map((t) => readTextSync(`${root}/${pid}/task/${t}/children`));
   if (lists.every((l) => l === null)) return null;
   const out: number[] = [];
   for (const l of lists) if (l) for (const w of l.split(' ')) if (w.trim()) out.push(Number(w));
@@ -167,17 +175,16 @@ async function scanAll(root: string, keep: (s: Stat) => boolean): Promise<Stat[]
   }
   const pids = names.filter((n) => /^\d+$/.test(n)).map(Number);
   const out: Stat[] = [];
-  // in slices, so a machine with thousands of processes does not open them all at once
-  for (let i = 0; i < pids.length; i += 64) {
-    const stats = await Promise.all(pids.slice(i, i + 64).map((p) => readStat(root, p)));
-    for (const s of stats) if (s && keep(s)) out.push(s);
+  for (const p of pids) {
+    const st = readStat(root, p);
+    if (st && keep(st)) out.push(st);
   }
   return out;
 }
 
 async function readProc(panePid: number, opts: ReadOptions): Promise<ProcInfo[]> {
   const root = opts.procRoot ?? '/proc';
-  const pane = await readStat(root, panePid);
+  const pane = readStat(root, panePid);
   if (!pane) return [];
   const fg = pane.tpgid;
   const members: Stat[] = [];
@@ -194,7 +201,7 @@ async function readProc(panePid: number, opts: ReadOptions): Promise<ProcInfo[]>
       }
       const next = kids.flatMap((k) => k ?? []).filter((p) => !seen.has(p)).slice(0, MAX_WALK - seen.size);
       for (const p of next) seen.add(p);
-      const stats = await Promise.all(next.map((p) => readStat(root, p)));
+      const stats = next.map((p) => readStat(root, p));
       level = [];
       for (const s of stats) {
         if (!s || s.state === 'Z') continue;
