@@ -68,12 +68,23 @@ export async function ensureSupervisor(sock: string): Promise<string> {
   throw new NerdrError('the supervisor did not start within 10 s', `see its log: ${files.log}; or run \`nerdr supervise --foreground\` to watch it start`);
 }
 
-/** One request to the supervisor, started on demand. Errors become NerdrErrors. */
+/**
+ * One request to the supervisor, started on demand. A running supervisor is asked straight
+ * away; tmux itself is consulted only when none answers. Errors become NerdrErrors.
+ */
 export async function call<T>(cmd: Command, method: string, params: unknown = {}, opts: { timeoutMs?: number } = {}): Promise<T> {
-  const sock = await tmuxSocket(cmd);
-  const socketFile = await ensureSupervisor(sock);
+  const g = globalOpts(cmd);
+  let socketFile = serverFiles(resolveSocket({ name: g.L, socket: g.S })).socket;
+  const ask = () => request(socketFile, method, params, { timeoutMs: opts.timeoutMs ?? 10_000 }) as Promise<T>;
   try {
-    return (await request(socketFile, method, params, { timeoutMs: opts.timeoutMs ?? 10_000 })) as T;
+    return await ask();
+  } catch (err) {
+    if (!(err instanceof SocketRequestError)) throw err;
+    if (err.code !== 'server_not_running') throw new NerdrError(err.message);
+  }
+  socketFile = await ensureSupervisor(await tmuxSocket(cmd));
+  try {
+    return await ask();
   } catch (err) {
     if (err instanceof SocketRequestError) throw new NerdrError(err.message);
     throw err;

@@ -1,22 +1,48 @@
 // The `nerdr` command: global options, one file per command, errors printed in one place.
+// Only the module of the command being run is loaded (agents' hooks call `nerdr pane …` with
+// short timeouts); help and unknown commands load them all.
 
 import { Command, CommanderError } from 'commander';
 import { NerdrError } from '../errors.js';
-import { register as registerNew } from './new.js';
-import { register as registerLs } from './ls.js';
-import { register as registerRead } from './read.js';
-import { register as registerSupervise } from './supervise.js';
-import { register as registerDoctor } from './doctor.js';
-import { register as registerTmux } from './tmux.js';
-import { register as registerDemo } from './demo.js';
-import { register as registerDetect } from './detect.js';
-import { register as registerManifests } from './manifests.js';
-import { register as registerPane } from './pane.js';
-import { register as registerExplain } from './explain.js';
-import { register as registerSend } from './send.js';
-import { register as registerNext } from './next.js';
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/** Command name → the module that registers it. */
+const MODULES: Record<string, string> = {
+  new: './new.js',
+  term: './new.js',
+  ls: './ls.js',
+  status: './ls.js',
+  read: './read.js',
+  explain: './explain.js',
+  send: './send.js',
+  wait: './send.js',
+  next: './next.js',
+  focus: './next.js',
+  stop: './next.js',
+  supervise: './supervise.js',
+  supervisor: './supervise.js',
+  doctor: './doctor.js',
+  tmux: './tmux.js',
+  demo: './demo.js',
+  detect: './detect.js',
+  manifests: './manifests.js',
+  pane: './pane.js',
+};
+
+/** The command word: the first argument that is not a global option or its value. */
+export function commandWord(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '-L' || a === '-S') i++;
+    else if (/^-[LS]./.test(a)) continue;
+    else if (a.startsWith('-')) return undefined; // --help, --version
+    else return a;
+  }
+  return undefined;
+}
+
+export async function buildProgram(args: string[] = []): Promise<Command> {
   const program = new Command('nerdr');
   program
     .description('which of your coding agents needs you: lights for agents running in tmux')
@@ -25,8 +51,11 @@ export function buildProgram(): Command {
     .option('-S <path>', 'use the tmux server at this socket path (like tmux -S)')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerNew, registerLs, registerRead, registerSupervise, registerDoctor, registerTmux, registerDemo, registerDetect, registerManifests, registerPane, registerExplain, registerSend, registerNext]) {
-    register(program);
+  const word = commandWord(args);
+  const wanted = word && MODULES[word] ? [MODULES[word]!] : [...new Set(Object.values(MODULES))];
+  for (const m of wanted) {
+    const mod = (await import(m)) as { register: Register };
+    mod.register(program);
   }
   program.commands.forEach(function exit(c: Command): void {
     c.exitOverride();
@@ -36,8 +65,8 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
   try {
+    const program = await buildProgram(argv.slice(2));
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
