@@ -1,0 +1,176 @@
+// <configDir>/config.toml: loaded, validated key by key. An invalid value is reported with its key
+// and the default is used in its place; the rest of the file still applies (product.md).
+// Documented in docs/config.md.
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import { AGENTS } from './integrations/agents.js';
+import { INSTALL_MODES, wiringFor, type InstallMode } from './integrations/modes.js';
+
+export interface AgentConfig {
+  /** launch | home | worktree | off — see docs/config.md. */
+  install: InstallMode;
+  /** false = never wire hooks for this agent (like `nerdr new --no-hooks`). */
+  hooks: boolean;
+  /** Extra arguments put before the ones given to `nerdr new`. */
+  args: string[];
+  /** Replaces the program (and its fixed arguments) nerdr runs for this agent. */
+  command?: string[];
+}
+
+export interface NerdrConfig {
+  /** Every known agent, defaults filled in; plus any other agent named in the file. */
+  agents: Record<string, AgentConfig>;
+  lights: { auto_install: boolean };
+  notify: { bell: boolean; osc: boolean; desktop: boolean };
+}
+
+export interface ConfigProblem {
+  /** Dotted key, e.g. "agents.codex.install"; "" for the file as a whole. */
+  key: string;
+  message: string;
+  /** What is used instead, as text (e.g. `"launch"`, `defaults`). */
+  used: string;
+}
+
+export interface LoadedConfig {
+  config: NerdrConfig;
+  problems: ConfigProblem[];
+  /** The file read (it may not exist). */
+  path: string;
+  exists: boolean;
+}
+
+export function defaultAgentConfig(agent: string): AgentConfig {
+  return { install: wiringFor(agent).default, hooks: true, args: [] };
+}
+
+export function defaultConfig(): NerdrConfig {
+  const agents: Record<string, AgentConfig> = {};
+  for (const id of Object.keys(AGENTS)) agents[id] = defaultAgentConfig(id);
+  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true } };
+}
+
+/** The settings for one agent (defaults when the file does not mention it). */
+export function agentConfig(config: NerdrConfig, agent: string): AgentConfig {
+  return config.agents[agent] ?? defaultAgentConfig(agent);
+}
+
+const boolSchema = z.boolean();
+const argsSchema = z.array(z.string());
+const commandSchema = z.array(z.string().min(1)).min(1);
+
+function show(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+function isTable(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** Validate parsed TOML (any shape). Never throws. */
+export function validateConfig(raw: unknown): { config: NerdrConfig; problems: ConfigProblem[] } {
+  const config = defaultConfig();
+  const problems: ConfigProblem[] = [];
+  const bad = (key: string, message: string, used: unknown) => problems.push({ key, message, used: typeof used === 'string' && used === 'defaults' ? used : show(used) });
+  if (!isTable(raw)) return { config, problems };
+
+  const bools = <T extends Record<string, boolean>>(section: string, value: unknown, into: T) => {
+    if (value === undefined) return;
+    if (!isTable(value)) return bad(section, 'must be a table', 'defaults');
+    for (const [k, v] of Object.entries(value)) {
+      const key = `${section}.${k}`;
+      if (!(k in into)) { bad(key, 'unknown key, ignored', 'nothing'); continue; }
+      const r = boolSchema.safeParse(v);
+      if (r.success) (into as Record<string, boolean>)[k] = r.data;
+      else bad(key, `must be true or false (got ${show(v)})`, into[k]);
+    }
+  };
+
+  for (const [top, value] of Object.entries(raw)) {
+    if (top === 'lights') bools('lights', value, config.lights);
+    else if (top === 'notify') bools('notify', value, config.notify);
+    else if (top === 'agents') {
+      if (!isTable(value)) { bad('agents', 'must be a table of [agents.<name>] sections', 'defaults'); continue; }
+      for (const [id, section] of Object.entries(value)) {
+        const prefix = `agents.${id}`;
+        if (!/^[a-z0-9][a-z0-9_-]*$/.test(id)) { bad(prefix, 'agent names are lower-case letters, digits, - and _', 'nothing'); continue; }
+        const ac = config.agents[id] ?? defaultAgentConfig(id);
+        if (!(id in AGENTS)) bad(prefix, `not an agent nerdr knows (${Object.keys(AGENTS).join(', ')}); kept for nerdr new --cmd`, 'as written');
+        if (!isTable(section)) { bad(prefix, 'must be a table', 'defaults'); config.agents[id] = ac; continue; }
+        const wiring = wiringFor(id);
+        for (const [k, v] of Object.entries(section)) {
+          const key = `${prefix}.${k}`;
+          switch (k) {
+            case 'install': {
+              const r = z.enum(INSTALL_MODES).safeParse(v);
+              if (!r.success) bad(key, `must be one of ${INSTALL_MODES.map((m) => `"${m}"`).join(', ')} (got ${show(v)})`, ac.install);
+              else if (!wiring.modes.includes(r.data)) bad(key, `${id} supports ${wiring.modes.map((m) => `"${m}"`).join(', ')} (got ${show(v)})`, ac.install);
+              else ac.install = r.data;
+              break;
+            }
+            case 'hooks': {
+              const r = boolSchema.safeParse(v);
+              if (r.success) ac.hooks = r.data;
+              else bad(key, `must be true or false (got ${show(v)})`, ac.hooks);
+              break;
+            }
+            case 'args': {
+              const r = argsSchema.safeParse(v);
+              if (r.success) ac.args = r.data;
+              else bad(key, `must be a list of strings (got ${show(v)})`, ac.args);
+              break;
+            }
+            case 'command': {
+              const r = commandSchema.safeParse(v);
+              if (r.success) ac.command = r.data;
+              else bad(key, `must be a non-empty list of strings, the program first (got ${show(v)})`, AGENTS[id]?.command ?? 'nothing');
+              break;
+            }
+            default:
+              bad(key, 'unknown key, ignored (known: install, hooks, args, command)', 'nothing');
+          }
+        }
+        config.agents[id] = ac;
+      }
+    } else bad(top, 'unknown section, ignored (known: [agents.<name>], [lights], [notify])', 'nothing');
+  }
+  return { config, problems };
+}
+
+/** Parse the text of a config.toml. A syntax error means defaults for everything, reported. */
+export function parseConfig(text: string): { config: NerdrConfig; problems: ConfigProblem[] } {
+  let raw: unknown;
+  try {
+    raw = parseToml(text);
+  } catch (e) {
+    const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? 'syntax error';
+    return { config: defaultConfig(), problems: [{ key: '', message: `not valid TOML: ${msg}`, used: 'defaults' }] };
+  }
+  return validateConfig(raw);
+}
+
+/** Load <configDir>/config.toml. A missing file is not a problem. */
+export function loadConfig(configDir: string): LoadedConfig {
+  const file = path.join(configDir, 'config.toml');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { config: defaultConfig(), problems: [], path: file, exists: false };
+    return { config: defaultConfig(), problems: [{ key: '', message: `cannot read ${file}: ${(e as Error).message}`, used: 'defaults' }], path: file, exists: true };
+  }
+  return { ...parseConfig(text), path: file, exists: true };
+}
+
+/** One line per problem, for stderr, doctor and the log. */
+export function formatProblem(file: string, p: ConfigProblem): string {
+  return p.key === '' ? `${file}: ${p.message}; using ${p.used}` : `${file}: ${p.key}: ${p.message}; using ${p.used}`;
+}
