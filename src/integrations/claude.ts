@@ -1,0 +1,133 @@
+// Claude Code: hooks handed per launch with `--settings <file>` (agent-hooks.md §1), plus
+// `--session-id <uuid>` so nerdr knows the conversation before the first hook and can resume it.
+// Nothing is written into ~/.claude.
+
+import path from 'node:path';
+import type { LaunchPlan, PlanInput } from './launch.js';
+import { flagValue, hasFlag, homeOf, hookCommand, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, withoutFlag } from './common.js';
+
+/** Events nerdr listens to, and the matcher group used for each. */
+export const CLAUDE_EVENTS: { event: string; matcher?: string }[] = [
+  { event: 'SessionStart' },
+  { event: 'UserPromptSubmit' },
+  { event: 'PreToolUse', matcher: '*' },
+  { event: 'PermissionRequest', matcher: '*' },
+  { event: 'PostToolUse', matcher: '*' },
+  { event: 'PostToolUseFailure', matcher: '*' },
+  { event: 'PermissionDenied', matcher: '*' },
+  // permission_prompt arrives ~6 s after PermissionRequest (a confirmation); idle_prompt after 60 s idle.
+  { event: 'Notification', matcher: 'permission_prompt|idle_prompt|elicitation_dialog|agent_needs_input|worker_permission_prompt' },
+  { event: 'Stop' },
+  { event: 'StopFailure' },
+  { event: 'SubagentStart' },
+  { event: 'SubagentStop' },
+  { event: 'PreCompact' },
+  { event: 'SessionEnd' },
+];
+
+/** Subcommands that are not an interactive session: started as given, no wiring. */
+const SUBCOMMANDS = new Set(['mcp', 'config', 'doctor', 'update', 'upgrade', 'install', 'migrate-installer', 'setup-token', 'plugin', 'plugins', 'auth', 'agents']);
+
+type Group = { matcher?: string; hooks: Record<string, unknown>[] };
+
+/** The settings object passed with --settings. Claude's payloads name their event, so no hint is passed. */
+export function claudeSettings(nerdrBin: string): { hooks: Record<string, Group[]> } {
+  const hooks: Record<string, Group[]> = {};
+  for (const { event, matcher } of CLAUDE_EVENTS) {
+    hooks[event] = [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command: hookCommand(nerdrBin, 'claude'), timeout: 10 }] }];
+  }
+  return { hooks };
+}
+
+/** Claude's global config (~/.claude.json, or $CLAUDE_CONFIG_DIR/.claude.json). */
+export function claudeGlobalConfigFile(env: NodeJS.ProcessEnv): string {
+  return env.CLAUDE_CONFIG_DIR ? path.join(env.CLAUDE_CONFIG_DIR, '.claude.json') : path.join(homeOf(env), '.claude.json');
+}
+
+/**
+ * Has the user accepted Claude's "Do you trust this folder?" dialog for cwd (or a parent)?
+ * Until then Claude runs no hook at all (agent-hooks.md §1, tested). nerdr only reads this.
+ */
+export function claudeTrusts(env: NodeJS.ProcessEnv, cwd: string): boolean | undefined {
+  const text = readText(claudeGlobalConfigFile(env));
+  if (text === undefined) return false; // never run here: it will ask
+  const cfg = parseJson(text);
+  if (!isObj(cfg)) return undefined;
+  const projects = cfg['projects'];
+  if (!isObj(projects)) return false;
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const p = projects[dir];
+    if (isObj(p) && p['hasTrustDialogAccepted'] === true) return true;
+    if (path.dirname(dir) === dir) return false;
+  }
+}
+
+/** Merge nerdr's hooks into a user's own settings object (their hooks first, ours appended). */
+export function mergeClaudeSettings(user: Record<string, unknown>, ours: { hooks: Record<string, Group[]> }): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...user };
+  const hooks: Record<string, unknown> = isObj(user['hooks']) ? { ...(user['hooks'] as Record<string, unknown>) } : {};
+  for (const [event, groups] of Object.entries(ours.hooks)) {
+    const existing = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
+    hooks[event] = [...existing, ...groups];
+  }
+  merged['hooks'] = hooks;
+  return merged;
+}
+
+export function planClaude(p: PlanInput): LaunchPlan {
+  const { ctx, notes } = p;
+  let args = p.args;
+  const files: string[] = [];
+  const env: Record<string, string> = {};
+  const interactive = !(args[0] !== undefined && SUBCOMMANDS.has(args[0]));
+  if (!interactive) return { argv: [...p.command, ...args], env, notes, wiring: 'off', files };
+
+  // The conversation id: chosen here unless the user resumes or picks one.
+  const flags: string[] = [];
+  let conversationId: string | undefined;
+  const given = flagValue(args, ['--session-id']);
+  const resume = flagValue(args, ['-r', '--resume'], 'optional');
+  const fork = hasFlag(args, ['--fork-session']);
+  if (given) conversationId = given;
+  else if (resume !== undefined || hasFlag(args, ['-c', '--continue', '--from-pr'])) {
+    if (resume && UUID_RE.test(resume) && !fork) conversationId = resume;
+  } else {
+    conversationId = newUuid();
+    flags.push('--session-id', conversationId);
+  }
+
+  let mode = p.mode;
+  if (mode !== 'off' && hasFlag(args, ['--bare', '--safe-mode'])) {
+    notes.push('claude skips settings hooks with --bare/--safe-mode: read from the screen only');
+    mode = 'off';
+  }
+  if (mode !== 'off') {
+    const ours = claudeSettings(ctx.nerdrBin);
+    let settings: Record<string, unknown> = ours;
+    const userSettings = flagValue(args, ['--settings']);
+    let merged = true;
+    if (userSettings !== undefined) {
+      // The user's own --settings: one file with theirs and ours, in place of theirs.
+      const text = userSettings.trimStart().startsWith('{') ? userSettings : readText(path.resolve(ctx.cwd, userSettings));
+      const parsed = parseJson(text);
+      if (isObj(parsed)) {
+        settings = mergeClaudeSettings(parsed, ours);
+        args = withoutFlag(args, ['--settings']);
+      } else {
+        merged = false;
+        notes.push(`could not read your --settings ${userSettings}: nerdr's hooks not added; read from the screen only`);
+        mode = 'off';
+      }
+    }
+    if (merged) {
+      const file = launchFile(ctx.stateDir, 'claude', 'settings', 'json', JSON.stringify(settings, null, 2) + '\n');
+      files.push(file);
+      flags.unshift('--settings', file);
+      const trusted = hasFlag(args, ['-p', '--print']) ? true : claudeTrusts(p.env, ctx.cwd);
+      if (trusted === false) {
+        notes.push(`Claude will ask whether you trust ${ctx.cwd}; its hooks run only once you accept (until then the screen is read)`);
+      }
+    }
+  }
+  return { argv: [...p.command, ...flags, ...args], env, ...(conversationId ? { conversationId } : {}), notes, wiring: mode, files };
+}

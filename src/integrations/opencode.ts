@@ -1,0 +1,78 @@
+// opencode: nerdr's plugin (hooks/opencode/nerdr.js) loaded for this launch only through
+// OPENCODE_CONFIG_DIR, an *extra* config directory: the user's ~/.config/opencode, the project's
+// .opencode folders and opencode.json all still apply (agent-hooks.md §3). The plugin is copied into
+// <state>/launch/opencode/plugins/ — opencode may write package files into a config dir, so the
+// package's own folder is never handed to it.
+//   home      ~/.config/opencode/plugins/nerdr.js ($XDG_CONFIG_HOME)
+//   worktree  <cwd>/.opencode/plugins/nerdr.js, kept out of git
+
+import path from 'node:path';
+import type { LaunchPlan, PlanInput } from './launch.js';
+import { hasFlag, isObj, parseJson, readText, writeIfChanged, xdgConfigHome } from './common.js';
+import { installFile, type FileIntegration, type InstallCtx } from './install.js';
+
+const MARK = 'NERDR_INTEGRATION=opencode';
+
+export function opencodePluginSource(packageRoot: string): string {
+  const text = readText(path.join(packageRoot, 'hooks', 'opencode', 'nerdr.js'));
+  if (text === undefined) throw new Error(`nerdr's opencode plugin is missing from ${packageRoot}/hooks/opencode`);
+  return text;
+}
+
+export const opencodeFiles: FileIntegration = {
+  agent: 'opencode',
+  file: (mode, c) => mode === 'home'
+    ? path.join(xdgConfigHome(c.env), 'opencode', 'plugins', 'nerdr.js')
+    : path.join(c.cwd, '.opencode', 'plugins', 'nerdr.js'),
+  apply(existing, c) {
+    if (existing !== undefined && !existing.includes(MARK)) return { leave: 'a nerdr.js without nerdr\'s marker is there (your edits): left as it is' };
+    return { text: opencodePluginSource(c.packageRoot) };
+  },
+  remove: (existing) => (existing.includes(MARK) ? null : undefined),
+  current: (existing, c) => existing === opencodePluginSource(c.packageRoot),
+  ours: (existing) => existing.includes(MARK),
+};
+
+export function planOpencode(p: PlanInput): LaunchPlan {
+  const { ctx, notes, env: userEnv } = p;
+  const argv = [...p.command, ...p.args];
+  const files: string[] = [];
+  const env: Record<string, string> = {};
+  if (p.mode === 'off') return { argv, env, notes, wiring: 'off', files };
+  // Subcommands (run, serve, session …) are not the TUI nerdr watches.
+  const first = p.args[0];
+  if (first !== undefined && !first.startsWith('-') && ['run', 'serve', 'web', 'acp', 'session', 'export', 'import', 'auth', 'models', 'stats', 'upgrade', 'uninstall', 'github', 'agent', 'mcp', 'debug', 'db', 'plugin'].includes(first)) {
+    return { argv, env, notes, wiring: 'off', files };
+  }
+  if (hasFlag(p.args, ['--pure']) || userEnv.OPENCODE_PURE) {
+    notes.push('opencode --pure loads no plugins: read from the screen only');
+    return { argv, env, notes, wiring: 'off', files };
+  }
+  const source = opencodePluginSource(ctx.packageRoot);
+  if (p.mode === 'home' || p.mode === 'worktree') {
+    const c: InstallCtx = { env: userEnv, cwd: ctx.cwd, nerdrBin: ctx.nerdrBin, packageRoot: ctx.packageRoot, stateDir: ctx.stateDir };
+    const r = installFile(opencodeFiles, p.mode, c);
+    notes.push(...r.notes);
+    files.push(...r.files);
+  } else {
+    const dir = path.join(ctx.stateDir, 'launch', 'opencode');
+    const plugin = path.join(dir, 'plugins', 'nerdr.js');
+    writeIfChanged(plugin, source);
+    files.push(plugin);
+    if (!userEnv.OPENCODE_CONFIG_DIR) env.OPENCODE_CONFIG_DIR = dir;
+    else {
+      // The user has a config dir of their own: keep it, and add the plugin through inline config.
+      const spec = `file://${plugin}`;
+      const inline = userEnv.OPENCODE_CONFIG_CONTENT;
+      const parsed = inline === undefined ? {} : parseJson(inline);
+      if (!isObj(parsed)) {
+        notes.push('OPENCODE_CONFIG_DIR and OPENCODE_CONFIG_CONTENT are both yours: nerdr\'s plugin not added; read from the screen');
+        return { argv, env, notes, wiring: 'off', files };
+      }
+      const plugins = Array.isArray(parsed['plugin']) ? (parsed['plugin'] as unknown[]) : [];
+      env.OPENCODE_CONFIG_CONTENT = JSON.stringify({ ...parsed, plugin: [...plugins, spec] });
+    }
+  }
+  env.NERDR_OPENCODE_PLUGIN = '1';
+  return { argv, env, notes, wiring: p.mode, files };
+}

@@ -1,0 +1,249 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defaultConfig, parseConfig } from '../../../src/config.js';
+import { launchPlan, type LaunchContext } from '../../../src/integrations/launch.js';
+import { installFile, uninstallFile, type InstallCtx } from '../../../src/integrations/install.js';
+import { agyFiles } from '../../../src/integrations/agy.js';
+import { grokFiles } from '../../../src/integrations/grok.js';
+import { opencodeFiles } from '../../../src/integrations/opencode.js';
+import { copilotFiles, COPILOT_EVENTS } from '../../../src/integrations/copilot.js';
+import { GEMINI_EVENTS } from '../../../src/integrations/gemini.js';
+import { mapHookPayload } from '../../../src/integrations/events/index.js';
+
+const packageRoot = path.resolve(import.meta.dirname, '..', '..', '..');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+let root: string;
+let home: string;
+let proj: string;
+
+function ctx(over: Partial<LaunchContext> & { toml?: string } = {}): LaunchContext {
+  const { toml, ...rest } = over;
+  return {
+    stateDir: path.join(root, 'state'), configDir: path.join(root, 'config'), packageRoot,
+    nerdrBin: path.join(root, 'nerdr pkg', 'bin', 'nerdr.js'), cwd: proj, hooks: true,
+    config: toml === undefined ? defaultConfig() : parseConfig(toml).config,
+    env: { HOME: home }, ...rest,
+  };
+}
+const ictx = (): InstallCtx => ({ env: { HOME: home }, cwd: proj, nerdrBin: path.join(root, 'nerdr pkg', 'bin', 'nerdr.js'), packageRoot, stateDir: path.join(root, 'state') });
+const git = (...args: string[]) => execFileSync('git', args, { cwd: proj, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).toString();
+const read = (f: string) => readFileSync(f, 'utf8');
+
+beforeEach(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), 'nerdr-launch-others-'));
+  home = path.join(root, 'home');
+  proj = path.join(root, 'proj');
+  mkdirSync(home);
+  mkdirSync(proj);
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+describe('opencode', () => {
+  it('launch: the plugin copied under <state>/launch/opencode and named by OPENCODE_CONFIG_DIR; user config untouched', async () => {
+    const plan = await launchPlan('opencode', ['--model', 'x'], ctx());
+    expect(plan.argv).toEqual(['opencode', '--model', 'x']);
+    const dir = path.join(root, 'state', 'launch', 'opencode');
+    expect(plan.env).toEqual({ OPENCODE_CONFIG_DIR: dir, NERDR_OPENCODE_PLUGIN: '1' });
+    expect(read(path.join(dir, 'plugins', 'nerdr.js'))).toBe(read(path.join(packageRoot, 'hooks', 'opencode', 'nerdr.js')));
+    // nothing that would replace the user's own config (OPENCODE_CONFIG, DISABLE_PROJECT_CONFIG)
+    expect(Object.keys(plan.env).some((k) => /OPENCODE_CONFIG$|DISABLE/.test(k))).toBe(false);
+    expect(existsSync(path.join(home, '.config'))).toBe(false);
+  });
+
+  it('a user OPENCODE_CONFIG_DIR is kept: the plugin comes through OPENCODE_CONFIG_CONTENT, merged with theirs', async () => {
+    const plan = await launchPlan('opencode', [], ctx({ env: { HOME: home, OPENCODE_CONFIG_DIR: '/mine', OPENCODE_CONFIG_CONTENT: '{"plugin":["x"],"model":"m"}' } }));
+    expect(plan.env.OPENCODE_CONFIG_DIR).toBeUndefined();
+    expect(JSON.parse(plan.env.OPENCODE_CONFIG_CONTENT!)).toEqual({ plugin: ['x', `file://${path.join(root, 'state', 'launch', 'opencode', 'plugins', 'nerdr.js')}`], model: 'm' });
+  });
+
+  it('--pure and --no-hooks: no plugin', async () => {
+    expect((await launchPlan('opencode', ['--pure'], ctx())).env).toEqual({});
+    expect((await launchPlan('opencode', [], ctx({ hooks: false }))).env).toEqual({});
+  });
+
+  it('the plugin is active only with the launch marker, and forwards events in order to `$NERDR_BIN hook opencode <type>`', async () => {
+    const log = path.join(root, 'hook.log');
+    const fake = path.join(root, 'fake-nerdr.sh');
+    writeFileSync(fake, `#!/bin/sh\nprintf '%s %s ' "$2" "$3" >> '${log}'\ncat >> '${log}'\necho >> '${log}'\n`, { mode: 0o755 });
+    const env = { ...process.env, NERDR_BIN: fake, NERDR_SOCKET: '/x', NERDR_TAB: 's', NERDR_OPENCODE_PLUGIN: '1' };
+    const script = `
+      const m = await import(${JSON.stringify(path.join(packageRoot, 'hooks', 'opencode', 'nerdr.js'))});
+      if (process.env.NERDR_OPENCODE_PLUGIN !== undefined) throw new Error('marker not removed');
+      const h = await m.NerdrPlugin({});
+      if (h.event) {
+      await h.event({ event: { type: 'session.updated', properties: { info: { id: 'child', parentID: 'root' } } } });
+      await h['chat.message']({ sessionID: 'root' });
+      await h.event({ event: { type: 'permission.asked', properties: { sessionID: 'child', id: 'p1', permission: 'bash' } } });
+      await h.event({ event: { type: 'message.part.delta', properties: {} } });
+      await h.event({ event: { type: 'session.idle', properties: { sessionID: 'root' } } });
+      // wait (with a deadline) until the three forwarded events are logged
+        const fs = await import('node:fs');
+        const until = Date.now() + 8000;
+        const count = () => { try { const t = fs.readFileSync(${JSON.stringify(log)}, 'utf8'); return t.endsWith('\\n') ? t.trim().split('\\n').length : 0; } catch { return 0; } };
+        while (count() < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      }`;
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 10_000 });
+    const lines = read(log).trim().split('\n');
+    expect(lines.map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['opencode chat.message', 'opencode permission.asked', 'opencode session.idle']);
+    const perm = JSON.parse(lines[1]!.split(' ').slice(2).join(' '));
+    expect(mapHookPayload('opencode', perm)).toMatchObject({ kind: 'permission', subagent: true });
+    const idle = JSON.parse(lines[2]!.split(' ').slice(2).join(' '));
+    expect(mapHookPayload('opencode', idle)).toMatchObject({ kind: 'turn-end', conversationId: 'root' });
+    // without the marker: inactive
+    rmSync(log);
+    execFileSync(process.execPath, ['--input-type=module', '-e', script.replace("if (process.env.NERDR_OPENCODE_PLUGIN !== undefined) throw new Error('marker not removed');", '')], { env: { ...env, NERDR_OPENCODE_PLUGIN: '' }, timeout: 10_000 });
+    expect(existsSync(log)).toBe(false);
+  });
+
+  it('home install: idempotent, removable, a user-edited file is left alone', () => {
+    const r1 = installFile(opencodeFiles, 'home', ictx());
+    expect(r1.changed).toBe(true);
+    expect(r1.files[0]).toBe(path.join(home, '.config', 'opencode', 'plugins', 'nerdr.js'));
+    expect(installFile(opencodeFiles, 'home', ictx()).changed).toBe(false);
+    expect(uninstallFile(opencodeFiles, 'home', ictx()).changed).toBe(true);
+    expect(existsSync(r1.files[0]!)).toBe(false);
+    writeFileSync(r1.files[0]!, '// my own plugin\n');
+    expect(installFile(opencodeFiles, 'home', ictx()).changed).toBe(false);
+    expect(uninstallFile(opencodeFiles, 'home', ictx()).changed).toBe(false);
+    expect(read(r1.files[0]!)).toBe('// my own plugin\n');
+  });
+});
+
+describe('copilot', () => {
+  it('launch: --plugin-dir with an inline-hooks manifest, camelCase events with the event name as hint, --session-id', async () => {
+    const plan = await launchPlan('copilot', ['--model', 'x'], ctx());
+    const dir = plan.argv[plan.argv.indexOf('--plugin-dir') + 1]!;
+    expect(dir.startsWith(path.join(root, 'state', 'launch', 'copilot'))).toBe(true);
+    const m = JSON.parse(read(path.join(dir, '.plugin', 'plugin.json')));
+    expect(m.name).toBe('nerdr');
+    expect(Object.keys(m.hooks.hooks).sort()).toEqual(COPILOT_EVENTS.map((e) => e.event).sort());
+    expect(m.hooks.hooks.preToolUse).toBeUndefined();
+    expect(m.hooks.hooks.agentStop[0].bash).toBe(`'${path.join(root, 'nerdr pkg', 'bin', 'nerdr.js')}' hook copilot agentStop`);
+    expect(plan.conversationId).toMatch(UUID);
+    expect(plan.argv.slice(-2)).toEqual(['--model', 'x']);
+    // the hint makes the camelCase payloads mappable
+    expect(mapHookPayload('copilot', { sessionId: 's', stopReason: 'end_turn' }, 'agentStop')).toMatchObject({ kind: 'turn-end' });
+    const resumed = await launchPlan('copilot', ['--resume=abc'], ctx());
+    expect(resumed.argv).not.toContain('--session-id');
+  });
+
+  it('worktree install in a git repo: excluded from git, idempotent, marker-respecting uninstall removes the folder', () => {
+    git('init', '-q');
+    const r = installFile(copilotFiles, 'worktree', ictx());
+    expect(r.files[0]).toBe(path.join(proj, '.copilot', 'nerdr-plugin', '.plugin', 'plugin.json'));
+    expect(git('status', '--porcelain')).toBe('');
+    expect(read(path.join(proj, '.git', 'info', 'exclude'))).toContain('# added by nerdr: /.copilot/nerdr-plugin/.plugin/plugin.json\n/.copilot/nerdr-plugin/.plugin/plugin.json\n');
+    expect(installFile(copilotFiles, 'worktree', ictx()).changed).toBe(false);
+    expect(read(path.join(proj, '.git', 'info', 'exclude')).match(/added by nerdr/g)).toHaveLength(1);
+    uninstallFile(copilotFiles, 'worktree', ictx(), proj);
+    expect(existsSync(path.join(proj, '.copilot'))).toBe(false);
+    expect(read(path.join(proj, '.git', 'info', 'exclude'))).not.toContain('nerdr');
+  });
+});
+
+describe('gemini', () => {
+  it('a system-defaults settings file via env, hooks with event hints and ms timeouts, --session-id', async () => {
+    const plan = await launchPlan('gemini', ['-m', 'x'], ctx());
+    const file = plan.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH!;
+    const s = JSON.parse(read(file));
+    expect(Object.keys(s.hooks).sort()).toEqual(GEMINI_EVENTS.map((e) => e.event).sort());
+    expect(s.hooks.AfterAgent[0].hooks[0]).toMatchObject({ type: 'command', command: expect.stringMatching(/hook gemini AfterAgent$/), timeout: 10000 });
+    expect(plan.argv[1]).toBe('--session-id');
+    expect(plan.conversationId).toMatch(UUID);
+    expect(plan.argv).not.toContain('--skip-trust');
+  });
+
+  it('a user system-defaults file is merged, not replaced', async () => {
+    const mine = path.join(root, 'sys.json');
+    writeFileSync(mine, JSON.stringify({ ui: { theme: 'x' }, hooks: { AfterAgent: [{ hooks: [{ type: 'command', command: 'mine' }] }] } }));
+    const plan = await launchPlan('gemini', [], ctx({ env: { HOME: home, GEMINI_CLI_SYSTEM_DEFAULTS_PATH: mine } }));
+    const s = JSON.parse(read(plan.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH!));
+    expect(s.ui).toEqual({ theme: 'x' });
+    expect(s.hooks.AfterAgent).toHaveLength(2);
+    expect(read(mine)).toContain('"mine"');
+  });
+});
+
+describe('agy and grok: files only, off unless asked', () => {
+  it('default: nothing wired, nothing written', async () => {
+    for (const a of ['agy', 'grok']) {
+      const plan = await launchPlan(a, ['x'], ctx());
+      expect(plan).toMatchObject({ argv: [a, 'x'], env: {}, wiring: 'off' });
+    }
+    expect(existsSync(path.join(home, '.gemini'))).toBe(false);
+    expect(existsSync(path.join(home, '.grok'))).toBe(false);
+  });
+
+  it('agy home: our "nerdr" key added, other hooks and the user\'s enabled flag kept, idempotent, uninstall leaves theirs', async () => {
+    const file = path.join(home, '.gemini', 'config', 'hooks.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify({ theirs: { Stop: [{ type: 'command', command: 'their-stop' }] } }));
+    const plan = await launchPlan('agy', [], ctx({ toml: '[agents.agy]\ninstall = "home"\n' }));
+    expect(plan.env).toEqual({ NERDR_AGY_HOOK: '1' });
+    const j = JSON.parse(read(file));
+    expect(j.theirs).toEqual({ Stop: [{ type: 'command', command: 'their-stop' }] });
+    expect(j.nerdr.Stop[0].command).toMatch(/hook agy Stop$/);
+    expect(j.nerdr.PreToolUse[0]).toMatchObject({ matcher: 'invoke_subagent' });
+    j.nerdr.enabled = false;
+    writeFileSync(file, JSON.stringify(j));
+    expect(installFile(agyFiles, 'home', ictx()).changed).toBe(true); // reformatted once
+    expect(JSON.parse(read(file)).nerdr.enabled).toBe(false);
+    expect(installFile(agyFiles, 'home', ictx()).changed).toBe(false);
+    uninstallFile(agyFiles, 'home', ictx());
+    expect(JSON.parse(read(file))).toEqual({ theirs: { Stop: [{ type: 'command', command: 'their-stop' }] } });
+    expect(uninstallFile(agyFiles, 'home', ictx()).changed).toBe(false);
+    expect(mapHookPayload('agy', { conversationId: 'c', terminationReason: 'NO_TOOL_CALL' }, 'Stop')).toMatchObject({ kind: 'turn-end' });
+  });
+
+  it('agy: a broken hooks file is never rewritten', () => {
+    const file = path.join(home, '.gemini', 'config', 'hooks.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, '{ not json');
+    const r = installFile(agyFiles, 'home', ictx());
+    expect(r.changed).toBe(false);
+    expect(read(file)).toBe('{ not json');
+  });
+
+  it('grok worktree: made, git-excluded; tracked or turned-off files are left alone; uninstall cleans up', async () => {
+    git('init', '-q');
+    const plan = await launchPlan('grok', [], ctx({ toml: '[agents.grok]\ninstall = "worktree"\n' }));
+    const file = path.join(proj, '.grok', 'hooks', 'nerdr.json');
+    expect(plan.files[0]).toBe(file);
+    expect(JSON.parse(read(file)).hooks.Stop[0].hooks[0].command).toMatch(/hook grok Stop$/);
+    expect(git('status', '--porcelain')).toBe('');
+    uninstallFile(grokFiles, 'worktree', ictx(), proj);
+    expect(existsSync(file)).toBe(false);
+    expect(read(path.join(proj, '.git', 'info', 'exclude'))).not.toContain('nerdr');
+    // turned off by the user: {}
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, '{}');
+    expect(installFile(grokFiles, 'worktree', ictx()).changed).toBe(false);
+    expect(read(file)).toBe('{}');
+    // tracked by the repository
+    git('add', '-f', '.grok/hooks/nerdr.json');
+    git('commit', '-q', '-m', 'x');
+    const r = installFile(grokFiles, 'worktree', ictx());
+    expect(r.notes.join()).toMatch(/tracked/);
+    expect(read(file)).toBe('{}');
+  });
+
+  it('grok home: others\' files in ~/.grok/hooks untouched', () => {
+    const other = path.join(home, '.grok', 'hooks', 'herdr.json');
+    mkdirSync(path.dirname(other), { recursive: true });
+    writeFileSync(other, '{"hooks":{}}');
+    installFile(grokFiles, 'home', ictx());
+    uninstallFile(grokFiles, 'home', ictx());
+    expect(read(other)).toBe('{"hooks":{}}');
+    expect(existsSync(path.join(home, '.grok', 'hooks', 'nerdr.json'))).toBe(false);
+  });
+});
+
+describe('agents without hooks', () => {
+  it('are started as given', async () => {
+    expect(await launchPlan('cursor', ['x'], ctx())).toMatchObject({ argv: ['cursor-agent', 'x'], env: {}, wiring: 'off' });
+    await expect(launchPlan('nope', [], ctx())).rejects.toThrow(/unknown agent/);
+  });
+});
