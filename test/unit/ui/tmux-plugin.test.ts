@@ -1,0 +1,129 @@
+// tmux/nerdr.tmux, sourced into a private tmux server the way TPM runs it (run-shell).
+
+import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const PLUGIN = path.join(ROOT, 'tmux', 'nerdr.tmux');
+const CATPPUCCIN_MODULE = path.join(ROOT, 'tmux', 'catppuccin', 'nerdr.conf');
+
+const hasTmux = (() => {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const servers: string[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await run('tmux', ['-L', s, 'kill-server']).catch(() => undefined);
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function server(): Promise<(...args: string[]) => Promise<string>> {
+  const name = `nerdr-test-${randomBytes(6).toString('hex')}`;
+  servers.push(name);
+  const env = { ...process.env, PATH: '/usr/bin:/bin' };
+  delete env.TMUX;
+  const t = async (...args: string[]): Promise<string> => (await run('tmux', ['-L', name, '-f', '/dev/null', ...args], { env })).stdout;
+  await t('new-session', '-d', '-s', 'x', '-x', '100', '-y', '30');
+  return t;
+}
+
+const show = async (t: (...a: string[]) => Promise<string>, opt: string): Promise<string> => (await t('show-option', '-gqv', opt)).replace(/\n$/, '');
+
+describe.skipIf(!hasTmux)('tmux/nerdr.tmux', () => {
+  it('adds the light and summary prefixes once, keeping the old values as backups', async () => {
+    const t = await server();
+    const wsf = await show(t, 'window-status-format');
+    await t('set-option', '-g', 'status-right', 'mine\\;'); // "mine;": a bare trailing ; would end the command
+    await t('run-shell', PLUGIN);
+    await t('run-shell', PLUGIN); // twice: still one prefix
+    expect(await show(t, 'window-status-format')).toBe('#{?@nerdr_light,#{E:@nerdr_light} ,}' + wsf);
+    expect(await show(t, 'window-status-current-format')).toMatch(/^#\{\?@nerdr_light,#\{E:@nerdr_light\} ,\}/);
+    expect(await show(t, 'status-right')).toBe('#{E:@nerdr_summary}mine;');
+    expect(await show(t, '@nerdr_saved_window-status-format')).toBe(wsf);
+    expect(await show(t, '@nerdr_saved_status-right')).toBe('mine;');
+  });
+
+  it('leaves the formats alone with @nerdr-lights off', async () => {
+    const t = await server();
+    const before = await show(t, 'window-status-format');
+    await t('set-option', '-g', '@nerdr-lights', 'off');
+    await t('run-shell', PLUGIN);
+    expect(await show(t, 'window-status-format')).toBe(before);
+  });
+
+  it('binds no key unless asked', async () => {
+    const t = await server();
+    const before = await t('list-keys');
+    await t('run-shell', PLUGIN);
+    expect(await t('list-keys')).toBe(before);
+  });
+
+  it('binds @nerdr-key-next and @nerdr-key-dash in the prefix table, with nerdr quoted for sh', async () => {
+    const t = await server();
+    const dir = mkdtempSync(path.join(os.tmpdir(), "nerdr plugin's "));
+    dirs.push(dir);
+    const bin = path.join(dir, 'nerdr');
+    await t('set-option', '-g', '@nerdr-bin', bin);
+    await t('set-option', '-g', '@nerdr-key-next', 'N');
+    await t('set-option', '-g', '@nerdr-key-dash', 'C-g');
+    await t('set-option', '-g', '@nerdr-popup-width', '90%');
+    await t('run-shell', PLUGIN);
+    const keys = await t('list-keys', '-T', 'prefix');
+    const quoted = `'${bin.replace(/'/g, `'\\''`)}'`;
+    const next = keys.split('\n').find((l) => / N +run-shell/.test(l)) ?? '';
+    const dash = keys.split('\n').find((l) => / C-g +display-popup/.test(l)) ?? '';
+    expect(next).toContain('-b');
+    expect(dash).toMatch(/-E/);
+    expect(dash).toMatch(/-w "?90%"?/);
+    expect(dash).toMatch(/-h "?80%"?/);
+    // what sh gets: list-keys shows it in tmux quoting; the sh word must be the whole path
+    const shWord = (line: string): string => {
+      const m = /"((?:[^"\\]|\\.)*)"\s*$/.exec(line);
+      return (m ? m[1]! : '').replace(/\\(.)/g, '$1');
+    };
+    expect(shWord(next)).toBe(`${quoted} next`);
+    expect(shWord(dash)).toBe(`${quoted} dash`);
+    expect(await show(t, '@nerdr-plugin-warnings')).toBe('');
+  });
+
+  it('refuses keys tmux binds by default and says so', async () => {
+    const t = await server();
+    const before = (await t('list-keys', '-T', 'prefix')).split('\n').find((l) => / c +new-window/.test(l));
+    await t('set-option', '-g', '@nerdr-key-dash', 'c');
+    await t('set-option', '-g', '@nerdr-key-next', 'I');
+    await t('run-shell', PLUGIN);
+    expect((await t('list-keys', '-T', 'prefix')).split('\n').find((l) => / c +new-window/.test(l))).toBe(before);
+    const warnings = await show(t, '@nerdr-plugin-warnings');
+    expect(warnings).toContain('@nerdr-key-dash: prefix c is a tmux default');
+    expect(warnings).toContain('@nerdr-key-next: prefix I is');
+  });
+
+  it('catppuccin module: defines @catppuccin_status_nerdr from catppuccin v2 status_module.conf', async () => {
+    const t = await server();
+    // a stand-in for catppuccin's utils/status_module.conf: it builds the module from the three options
+    const cat = mkdtempSync(path.join(os.tmpdir(), 'catppuccin-'));
+    dirs.push(cat);
+    mkdirSync(path.join(cat, 'utils'));
+    writeFileSync(
+      path.join(cat, 'utils', 'status_module.conf'),
+      'set -gF "@catppuccin_status_${MODULE_NAME}" "[#{@catppuccin_${MODULE_NAME}_icon}|#{@catppuccin_${MODULE_NAME}_color}|#{@catppuccin_${MODULE_NAME}_text}]"\n',
+    );
+    await t('set-option', '-g', '@thm_yellow', '#f9e2af');
+    await t('set-option', '-g', '@nerdr-catppuccin-dir', cat);
+    await t('source-file', CATPPUCCIN_MODULE);
+    expect(await show(t, '@catppuccin_status_nerdr')).toBe('[● |#f9e2af| #{E:@nerdr_summary}]');
+  });
+});

@@ -1,0 +1,102 @@
+#!/usr/bin/env sh
+# nerdr's tmux plugin (TPM entry point; or `run-shell /path/to/nerdr/tmux/nerdr.tmux`).
+#
+# - puts nerdr's light in front of window-status-format / window-status-current-format and its
+#   summary in front of status-right, as `nerdr tmux install` does: idempotent, the old value
+#   kept in @nerdr_saved_<option> (set @nerdr-lights to "off" to write your own formats);
+# - binds keys only where asked: @nerdr-key-next (jump to the agent that needs you) and
+#   @nerdr-key-dash (the dashboard in a popup), in the prefix table, never over a tmux default;
+# - glyphs and colours are options the supervisor reads: @nerdr-glyph-<kind>, @nerdr-color-<kind>
+#   for working, background, blocked, done, idle, unknown, exited, stalled (docs/tmux.md).
+#
+# Every value goes to tmux as its own argument: nothing here is built into a shell line except
+# the two key bindings, whose command paths are quoted for sh.
+
+CURRENT_DIR="$(cd "$(dirname "$0")" && pwd)"
+ROOT_DIR="$(cd "$CURRENT_DIR/.." && pwd)"
+
+# tmux's default prefix-table keys (3.3a, `tmux -f /dev/null list-keys -T prefix`) and the
+# three TPM reserves (I, U, M-u): never bound by this plugin.
+DEFAULT_KEYS='C-b C-o C-z Space ! " # $ % & '"'"' ( ) , - . / 0 1 2 3 4 5 6 7 8 9 : ; < = > ? C D E L M [ ] c d f i l m n o p q r s t w x z { } ~ DC PPage Up Down Left Right M-1 M-2 M-3 M-4 M-5 M-n M-o M-p M-Up M-Down M-Left M-Right C-Up C-Down C-Left C-Right S-Up S-Down S-Left S-Right I U M-u'
+
+LIGHT_PREFIX='#{?@nerdr_light,#{E:@nerdr_light} ,}'
+SUMMARY_PREFIX='#{E:@nerdr_summary}'
+
+get_option() {
+	value="$(tmux show-option -gqv "$1")"
+	if [ -n "$value" ]; then printf '%s' "$value"; else printf '%s' "$2"; fi
+}
+
+# tmux reads an argument that ends in ";" as a command separator; "\;" keeps it literal.
+argv_safe() {
+	case "$1" in
+	*\;) printf '%s\\;' "${1%;}" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+
+# A string as one sh word.
+sh_quote() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
+warnings=''
+warn() {
+	warnings="${warnings:+$warnings; }$1"
+	tmux display-message "nerdr: $1" 2>/dev/null || true
+}
+
+install_prefix() {
+	option="$1" prefix="$2" marker="$3"
+	current="$(tmux show-option -gv "$option")"
+	case "$current" in *"$marker"*) return 0 ;; esac
+	tmux set-option -g "@nerdr_saved_$option" "$(argv_safe "$current")"
+	tmux set-option -g "$option" "$(argv_safe "$prefix$current")"
+}
+
+is_default_key() {
+	for k in $DEFAULT_KEYS; do
+		[ "$k" = "$1" ] && return 0
+	done
+	return 1
+}
+
+nerdr_command() {
+	bin="$(get_option @nerdr-bin '')"
+	if [ -z "$bin" ]; then
+		if command -v nerdr >/dev/null 2>&1; then bin="$(command -v nerdr)"; else bin="$ROOT_DIR/bin/nerdr.js"; fi
+	fi
+	sh_quote "$bin"
+}
+
+bind_key() {
+	option="$1"
+	shift
+	key="$(get_option "$option" '')"
+	[ -z "$key" ] && return 0
+	if is_default_key "$key"; then
+		warn "$option: prefix $key is a tmux default (or TPM's); not bound. Choose a free key, e.g. N or C-g"
+		return 0
+	fi
+	tmux bind-key -T prefix "$(argv_safe "$key")" "$@"
+}
+
+main() {
+	if [ "$(get_option @nerdr-lights on)" != off ]; then
+		install_prefix window-status-format "$LIGHT_PREFIX" @nerdr_light
+		install_prefix window-status-current-format "$LIGHT_PREFIX" @nerdr_light
+		install_prefix status-right "$SUMMARY_PREFIX" @nerdr_summary
+	fi
+	nerdr="$(nerdr_command)"
+	width="$(get_option @nerdr-popup-width 80%)"
+	height="$(get_option @nerdr-popup-height 80%)"
+	bind_key @nerdr-key-next run-shell -b "$nerdr next"
+	bind_key @nerdr-key-dash display-popup -E -w "$width" -h "$height" "$nerdr dash"
+	if [ -n "$warnings" ]; then
+		tmux set-option -g @nerdr-plugin-warnings "$(argv_safe "$warnings")"
+	else
+		tmux set-option -gu @nerdr-plugin-warnings
+	fi
+}
+
+main
