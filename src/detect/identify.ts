@@ -416,7 +416,10 @@ export function identify(processes: readonly ProcInfo[], panePid: number, opts: 
   if (best) return found(best.p, best.r.label, best.r.via, `job member (score ${best.s})`);
 
   const list = members.slice(0, 6).map(describe).join(', ') + (members.length > 6 ? ', …' : '');
-  if (fg === pane.pgid && isShellName(pane.argv[0] || pane.comm)) {
+  // The pane's own shell, or an interactive shell it started (`nerdr new --cmd bash` runs
+  // `sh -c bash`): either way no job of the user's is in front.
+  const shellInFront = (fg === pane.pgid && isShellName(pane.argv[0] || pane.comm)) || (leader !== undefined && members.length === 1 && isShellName(leader.argv[0] || leader.comm));
+  if (shellInFront) {
     return { agent: null, pid: null, why: `the pane's shell ${describe(pane)} is in the foreground`, foreground: 'shell', pgid: fg };
   }
   return { agent: null, pid: null, why: `foreground group ${fg} [${list}]: no agent`, foreground: 'job', pgid: fg };

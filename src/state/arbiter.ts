@@ -98,6 +98,17 @@ export interface ArbiterOptions {
   conversationId?: string;
 }
 
+/** The arbiter's facts that outlive a supervisor (see Arbiter.facts). */
+export interface PersistedFacts {
+  v: 1;
+  conversation?: { id: string; from: ConversationOrigin; owner: string | null };
+  hook?: { phase: HookPhase; why: string };
+  subagents: number;
+  backgroundTasks: number;
+  report?: { source: string; agent: string; state: ReportState; message: string | null };
+  seen: boolean;
+}
+
 export interface AgentReport {
   source: string;
   agent: string;
@@ -304,6 +315,34 @@ export class Arbiter {
       },
       report: rep,
     };
+  }
+
+  /**
+   * What cannot be recomputed from the screen: the conversation id, the hook phase, the
+   * subagent and background-task counts, a reported state. The supervisor keeps this on the
+   * window (a tmux option) so that a new supervisor can carry on after a crash.
+   */
+  facts(): PersistedFacts {
+    const f: PersistedFacts = { v: 1, subagents: this.subagentCount(), backgroundTasks: this.bgTasks, seen: this.seenFlag };
+    if (this.conversation) f.conversation = { ...this.conversation };
+    if (this.hook) f.hook = { phase: this.hook.phase, why: this.hook.why };
+    if (this.custom) f.report = { source: this.custom.source, agent: this.custom.agent, state: this.custom.state, message: this.custom.message };
+    return f;
+  }
+
+  /** Takes back facts saved by facts(), for an agent that was running all along. */
+  restoreFacts(f: PersistedFacts): ArbiterUpdate {
+    const now = this.clock();
+    if (f.conversation && validSessionId(f.conversation.id)) this.conversation = { ...f.conversation };
+    this.subagentIds.clear();
+    this.anonSubagents = Math.max(0, Math.floor(f.subagents) || 0);
+    this.bgTasks = Math.max(0, Math.floor(f.backgroundTasks) || 0);
+    if (f.hook) this.hook = { phase: f.hook.phase, at: now, why: `${f.hook.why} (before the supervisor restarted)` };
+    if (f.report && REPORT_STATES.has(f.report.state)) {
+      this.custom = { source: f.report.source, agent: f.report.agent, state: f.report.state, message: f.report.message, at: now };
+    }
+    this.seenFlag = f.seen;
+    return this.advance(now);
   }
 
   nextDeadline(): number | null {

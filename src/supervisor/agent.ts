@@ -5,6 +5,7 @@ import type { Mirror } from '../mirror/mirror.js';
 import type { FoundPane } from './discover.js';
 import { Arbiter } from '../state/index.js';
 import type { Detection } from '../detect/index.js';
+import { PaneProber } from '../detect/prober.js';
 
 export interface WatchedAgent {
   paneId: string;
@@ -37,6 +38,14 @@ export interface WatchedAgent {
   viewedSince: number | null;
   /** Bumped when the pane's process is replaced (respawn), so waits tied to the old one end. */
   generation: number;
+  /** Which agent runs in the pane, from its processes (manifest-format.md §7). */
+  prober: PaneProber;
+  /** Whether the prober runs: only for windows not launched as a known agent (`--cmd`). */
+  probed: boolean;
+  panePid: number;
+  probeTimer: NodeJS.Timeout | null;
+  probeAt: number | null;
+  lastCommand: string;
 }
 
 export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
@@ -66,5 +75,11 @@ export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
     background: false,
     viewedSince: null,
     generation: 0,
+    prober: new PaneProber({ clock, agent: p.agent === 'unknown' ? null : p.agent }),
+    probed: false,
+    panePid: p.panePid,
+    probeTimer: null,
+    probeAt: null,
+    lastCommand: '',
   };
 }

@@ -17,6 +17,8 @@ const FIELDS = [
   '@nerdr_argv',
   'window_index',
   'session_id',
+  'pane_pid',
+  '@nerdr_facts',
   'window_name',
 ] as const;
 
@@ -38,6 +40,9 @@ export interface FoundPane {
   /** The user's sessions showing this window, with the window's index there. */
   links: { session: string; sessionId: string; index: number }[];
   inHidden: boolean;
+  panePid: number;
+  /** The arbiter facts a previous supervisor kept on the window (JSON), or ''. */
+  facts: string;
 }
 
 /** Parses `list-panes -a -F LIST_PANES_FORMAT` output; rows without @nerdr_pane are skipped. */
@@ -47,7 +52,7 @@ export function parsePaneList(text: string): FoundPane[] {
     if (!line) continue;
     const v = line.split('\t');
     if (v.length < FIELDS.length) continue;
-    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId] = v as string[];
+    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts] = v as string[];
     const name = v.slice(FIELDS.length - 1).join('\t'); // a name may hold tabs: it is last
     if (!id) continue;
     let p = byPane.get(paneId!);
@@ -74,6 +79,8 @@ export function parsePaneList(text: string): FoundPane[] {
         name,
         links: [],
         inHidden: false,
+        panePid: Number(panePid) || 0,
+        facts: facts ?? '',
       };
       byPane.set(paneId!, p);
     }

@@ -50,9 +50,14 @@ export function summaryText(states: Iterable<AgentState>): string {
 
 export type SendLine = (commands: string[], done: (ok: boolean[]) => void) => void;
 
+/**
+ * Window options to keep in tmux: @nerdr_state and @nerdr_light for the status line, and
+ * the facts a restarted supervisor needs. Only values that differ from what tmux has are
+ * sent, batched into one line, at most every minIntervalMs.
+ */
 export class LightsWriter {
-  private readonly wanted = new Map<string, { state: string; light: string }>();
-  private readonly applied = new Map<string, { state: string; light: string }>();
+  private readonly wanted = new Map<string, Map<string, string>>();
+  private readonly applied = new Map<string, Map<string, string>>();
   private appliedSummary: string | null = null;
   private timer: NodeJS.Timeout | null = null;
   private inFlight = false;
@@ -64,15 +69,25 @@ export class LightsWriter {
     private readonly send: SendLine,
     private readonly debounceMs = 100,
     private readonly minIntervalMs = 250,
-    private readonly glyphs: Record<LightKind, string> = DEFAULT_GLYPHS,
+    private glyphs: Record<LightKind, string> = DEFAULT_GLYPHS,
   ) {}
 
   set(windowId: string, light: WindowLight): void {
-    const next = { state: light.state, light: lightText(light, this.glyphs) };
-    const cur = this.wanted.get(windowId);
-    if (cur && cur.state === next.state && cur.light === next.light) return;
-    this.wanted.set(windowId, next);
+    this.setOption(windowId, '@nerdr_state', light.state);
+    this.setOption(windowId, '@nerdr_light', lightText(light, this.glyphs));
+  }
+
+  /** Any window option, written with the next batch. */
+  setOption(windowId: string, option: string, value: string): void {
+    let w = this.wanted.get(windowId);
+    if (!w) this.wanted.set(windowId, (w = new Map()));
+    if (w.get(option) === value) return;
+    w.set(option, value);
     this.schedule();
+  }
+
+  setGlyphs(glyphs: Record<LightKind, string>): void {
+    this.glyphs = glyphs;
   }
 
   remove(windowId: string): void {
@@ -89,7 +104,7 @@ export class LightsWriter {
   }
 
   summary(): string {
-    return summaryText([...this.wanted.values()].map((w) => w.state as AgentState));
+    return summaryText([...this.wanted.values()].map((w) => (w.get('@nerdr_state') ?? 'unknown') as AgentState));
   }
 
   dispose(): void {
@@ -107,16 +122,18 @@ export class LightsWriter {
     this.timer.unref?.();
   }
 
-  private flush(): void {
-    const cmds: string[] = [];
-    const sent: [string, { state: string; light: string }][] = [];
-    for (const [win, want] of this.wanted) {
+  private diff(): [string, string, string][] {
+    const out: [string, string, string][] = [];
+    for (const [win, opts] of this.wanted) {
       const have = this.applied.get(win);
-      if (have && have.state === want.state && have.light === want.light) continue;
-      cmds.push(command('set-option', '-w', '-t', win, '@nerdr_state', want.state));
-      cmds.push(command('set-option', '-w', '-t', win, '@nerdr_light', want.light));
-      sent.push([win, want]);
+      for (const [opt, value] of opts) if (have?.get(opt) !== value) out.push([win, opt, value]);
     }
+    return out;
+  }
+
+  private flush(): void {
+    const changes = this.diff();
+    const cmds = changes.map(([win, opt, value]) => command('set-option', '-w', '-t', win, opt, value));
     const summary = this.summary();
     const sendSummary = summary !== this.appliedSummary;
     if (sendSummary) cmds.push(command('set-option', '-g', '@nerdr_summary', summary));
@@ -126,18 +143,16 @@ export class LightsWriter {
     this.lines++;
     this.send(cmds, (ok) => {
       this.inFlight = false;
-      sent.forEach(([win, want], i) => {
+      changes.forEach(([win, opt, value], i) => {
         // a window that vanished fails its set-option and cuts the line short: the rest is
         // retried on the next flush, the vanished one is removed by the window scan
-        if (ok[i * 2] && ok[i * 2 + 1]) this.applied.set(win, want);
+        if (!ok[i] || !this.wanted.has(win)) return;
+        let have = this.applied.get(win);
+        if (!have) this.applied.set(win, (have = new Map()));
+        have.set(opt, value);
       });
       if (sendSummary && ok[ok.length - 1]) this.appliedSummary = summary;
-      const pending = [...this.wanted].some(([w, want]) => {
-        const have = this.applied.get(w);
-        return !have || have.state !== want.state || have.light !== want.light;
-      });
-      if (pending || this.summary() !== this.appliedSummary) {
-        // a failure is retried once the window scan had a chance to remove dead windows
+      if (this.diff().length > 0 || this.summary() !== this.appliedSummary) {
         if (ok.every(Boolean)) this.schedule();
         else setTimeout(() => this.schedule(), 500).unref?.();
       }

@@ -9,7 +9,9 @@ import { STATUS_OPTIONS, withPrefix } from '../tmux/status.js';
 import { Mirror } from '../mirror/mirror.js';
 import { SNAPSHOT_DISPLAY_FORMAT, buildSeed } from '../mirror/seed.js';
 import { detectSnapshot, type ManifestRegistry } from '../detect/index.js';
-import type { ArbiterUpdate } from '../state/index.js';
+import { Arbiter, type ArbiterUpdate, type PersistedFacts } from '../state/index.js';
+import { probePane } from '../detect/procfs.js';
+import type { ProberEvent, ProberStep } from '../detect/prober.js';
 import type { Report } from './socket/index.js';
 import { mapHookPayload } from '../integrations/events/index.js';
 import { newWatched, type WatchedAgent } from './agent.js';
@@ -106,7 +108,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     await this.run(
       command('set-hook', '-t', `=${HIDDEN_SESSION}:`, 'client-attached', "if-shell -F '#{client_control_mode}' '' 'switch-client -n'"),
     );
-    await this.run(command('refresh-client', '-B', 'nerdr-p:%*:#{pane_dead}|#{pane_dead_status}|#{pane_in_mode}'));
+    await this.run(command('refresh-client', '-B', 'nerdr-p:%*:#{pane_dead}|#{pane_dead_status}|#{pane_in_mode}|#{pane_current_command}'));
     if (this.opts.installLights) await this.installLights();
     await this.scan();
     this.lights.invalidate();
@@ -178,7 +180,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       if (!a) {
         a = newWatched(p, this.now);
         this.agents.set(p.paneId, a);
-        this.apply(a, p.dead ? a.arbiter.processExit() : a.arbiter.processStart({ grace: this.fresh.delete(p.paneId) }));
+        const fresh = this.fresh.delete(p.paneId);
+        this.apply(a, p.dead ? a.arbiter.processExit() : a.arbiter.processStart({ grace: fresh }));
+        if (!fresh && p.facts) this.restoreFacts(a, p.facts);
+        // A window launched as a known agent runs that agent as its pane process, whose death
+        // tmux reports; only `--cmd` windows need to be told apart by their processes.
+        a.probed = p.agent === 'unknown';
+        if (!p.dead && a.probed) this.scheduleProbe(a, a.prober.start());
         this.log('info', `watching ${p.agent} ${p.windowId} ${p.paneId} "${p.name}"`);
         if (!p.inHidden) links.push(command('link-window', '-d', '-s', p.windowId, '-t', `=${HIDDEN_SESSION}:`));
         this.snapshot(a);
@@ -197,7 +205,18 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
   }
 
+  /** An agent that was running before this supervisor: take back what the last one knew. */
+  private restoreFacts(a: WatchedAgent, json: string): void {
+    try {
+      const facts = JSON.parse(json) as PersistedFacts;
+      if (facts && facts.v === 1) this.apply(a, a.arbiter.restoreFacts(facts));
+    } catch {
+      this.log('warn', `${a.name}: unreadable @nerdr_facts, starting from the screen alone`);
+    }
+  }
+
   private forget(a: WatchedAgent): void {
+    if (a.probeTimer) clearTimeout(a.probeTimer);
     if (a.evalTimer) clearTimeout(a.evalTimer);
     if (a.stateTimer) clearTimeout(a.stateTimer);
     a.mirror?.dispose();
@@ -242,6 +261,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     a.lastOutputAt = this.now();
     if (a.mirror.write(data)) this.snapshot(a);
     else this.scheduleEval(a);
+    this.scheduleProbe(a, a.prober.output());
   }
 
   private onNotification(name: string, args: string): void {
@@ -297,8 +317,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (head[0] !== 'nerdr-p') return;
     const a = this.agents.get(head[4] ?? '');
     if (!a) return;
-    const [dead, status = '', inMode] = args.slice(sep + 3).split('|');
+    const [dead, status = '', inMode, command = ''] = args.slice(sep + 3).split('|');
     a.inMode = inMode === '1';
+    if (command !== a.lastCommand) {
+      a.lastCommand = command;
+      if (!a.dead) this.scheduleProbe(a, a.prober.foregroundChanged());
+    }
     if ((dead === '1') !== a.dead) this.setDead(a, dead === '1', status);
   }
 
@@ -310,8 +334,58 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       a.generation++;
       a.mirror?.clearOsc();
       this.snapshot(a);
+      this.scheduleProbe(a, a.prober.start());
+    } else if (a.probeTimer) {
+      clearTimeout(a.probeTimer);
+      a.probeTimer = null;
+      a.probeAt = null;
     }
     this.apply(a, dead ? a.arbiter.processExit() : a.arbiter.processStart());
+  }
+
+  // ---- which agent runs in the pane ---------------------------------------------------------
+
+  /** Takes the prober's events and keeps one timer for its next probe. */
+  private scheduleProbe(a: WatchedAgent, step: ProberStep): void {
+    if (!a.probed) return;
+    for (const e of step.events) this.onProberEvent(a, e);
+    if (step.probeAt === a.probeAt && a.probeTimer) return; // the per-output call stays cheap
+    if (a.probeTimer) clearTimeout(a.probeTimer);
+    a.probeTimer = null;
+    a.probeAt = step.probeAt;
+    if (step.probeAt === null || a.dead || this.stopping) return;
+    a.probeTimer = setTimeout(() => {
+      a.probeTimer = null;
+      a.probeAt = null;
+      if (this.agents.get(a.paneId) !== a) return;
+      if (!a.prober.beginProbe()) return this.scheduleProbe(a, a.prober.step());
+      probePane(a.panePid).then(
+        (id) => this.agents.get(a.paneId) === a && this.scheduleProbe(a, a.prober.probeResult(id)),
+        () => this.agents.get(a.paneId) === a && this.scheduleProbe(a, a.prober.probeFailed()),
+      );
+    }, Math.max(0, step.probeAt - this.now()));
+  }
+
+  private onProberEvent(a: WatchedAgent, e: ProberEvent): void {
+    if (e.type === 'agent-start') {
+      if (e.agent !== a.arbiter.agent) {
+        this.log('info', `${a.name}: ${e.agent} is running (${e.why})`);
+        a.agent = e.agent;
+        a.arbiter = new Arbiter({ agent: e.agent, clock: this.now });
+        a.mirror?.clearOsc();
+        this.apply(a, a.arbiter.processStart({ grace: true }));
+        this.scheduleEval(a);
+        this.emit('change', a);
+      }
+    } else if (e.type === 'agent-exit') {
+      if (a.agent === 'unknown') return;
+      this.log('info', `${a.name}: ${a.agent} left the pane (${e.reason}); it is a terminal again`);
+      a.agent = 'unknown';
+      a.arbiter = new Arbiter({ agent: 'unknown', clock: this.now });
+      a.mirror?.clearOsc();
+      this.apply(a, a.arbiter.processStart({ grace: false }));
+      this.emit('change', a);
+    }
   }
 
   // ---- state -------------------------------------------------------------------------
@@ -375,6 +449,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
     if (update.change) this.emit('change', a);
     this.paint(a);
+    this.lights.setOption(a.windowId, '@nerdr_facts', JSON.stringify(a.arbiter.facts()));
   }
 
   private paint(a: WatchedAgent): void {
@@ -532,6 +607,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (this.scanTimer) clearTimeout(this.scanTimer);
     if (this.viewTimer) clearTimeout(this.viewTimer);
     for (const a of this.agents.values()) {
+      if (a.probeTimer) clearTimeout(a.probeTimer);
       if (a.evalTimer) clearTimeout(a.evalTimer);
       if (a.stateTimer) clearTimeout(a.stateTimer);
     }

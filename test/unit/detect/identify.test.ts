@@ -225,6 +225,14 @@ describe('shells and the foreground', () => {
     expect(identify(procs, SHELL)).toMatchObject({ agent: 'claude', pid: 201, foreground: 'job' });
   });
 
+  it('sh -c bash (nerdr new --cmd bash): the interactive bash in front is the shell', () => {
+    const procs: ProcInfo[] = [
+      { pid: SHELL, ppid: 1, pgid: SHELL, tpgid: 300, comm: 'sh', argv: ['/bin/sh', '-c', 'bash'] },
+      { pid: 300, ppid: SHELL, pgid: 300, tpgid: 300, comm: 'bash', argv: ['bash'] },
+    ];
+    expect(identify(procs, SHELL)).toMatchObject({ agent: null, foreground: 'shell', pgid: 300 });
+  });
+
   it('a pane whose process is the agent itself (nerdr new claude)', () => {
     const procs: ProcInfo[] = [{ pid: SHELL, ppid: 1, pgid: SHELL, tpgid: SHELL, comm: 'claude', argv: ['claude'], env: { NERDR_AGENT: 'claude' } }];
     expect(identify(procs, SHELL)).toMatchObject({ agent: 'claude', pid: SHELL, foreground: 'job' });
