@@ -12,14 +12,14 @@ export function register(program: Command): void {
   program
     .command('usage')
     .description("sum the token usage in the agents' logs (Claude, Codex) per agent and folder")
-    .option('--since <date>', 'only usage from then on: 2026-11-30, 2026-11-30T08:00, or 7d / 12h / 30m ago')
+    .option('--since <date>', 'only usage from then on: 2026-11-30, 2026-11-30T08:00, today, yesterday, or 7d / 12h / 30m ago')
     .option('--all', 'every log, not only those of the agents in this tmux session')
     .option('--json', 'print JSON')
     .action(async (opts: { since?: string; all?: boolean; json?: boolean }, cmd: Command) => {
       let since: Date | undefined;
       if (opts.since !== undefined) {
         since = parseSince(opts.since) ?? undefined;
-        if (!since) throw new NerdrError(`cannot read the date "${opts.since}"`, 'give a date like 2026-11-30 or 2026-11-30T08:00, or an age like 7d, 12h, 30m');
+        if (!since) throw new NerdrError(`cannot read the date "${opts.since}"`, 'give a date like 2026-11-30 or 2026-11-30T08:00, today or yesterday, or an age like 7d, 12h, 30m');
       }
       const g = globalOpts(cmd);
       const scope = await logScope({ name: g.L, socket: g.S }, !!opts.all);

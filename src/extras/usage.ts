@@ -47,8 +47,15 @@ export function shortCount(n: number): string {
   return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 1 : 0)}M`;
 }
 
-/** `2026-11-30`, `2026-11-30T08:00`, or a relative `7d` / `12h`. */
+/** `2026-11-30`, `2026-11-30T08:00`, `today`, `yesterday` (local midnight), or an age `7d` / `12h` / `30m`. */
 export function parseSince(text: string, now = Date.now()): Date | null {
+  const word = text.trim().toLowerCase();
+  if (word === 'today' || word === 'yesterday') {
+    const d = new Date(now);
+    d.setHours(0, 0, 0, 0);
+    if (word === 'yesterday') d.setDate(d.getDate() - 1);
+    return d;
+  }
   const rel = /^(\d+)([dhm])$/.exec(text.trim());
   if (rel) {
     const n = Number(rel[1]);

@@ -93,6 +93,8 @@ describe('usage', () => {
     expect(parseSince('2d', now)?.toISOString()).toBe('2026-11-28T12:00:00.000Z');
     expect(parseSince('2026-11-01', now)?.toISOString()).toBe('2026-11-01T00:00:00.000Z');
     expect(parseSince('last tuesday', now)).toBeNull();
+    const y = parseSince('yesterday', now)!;
+    expect([y.getHours(), y.getMinutes(), Math.round((now - y.getTime()) / 3_600_000) >= 24]).toEqual([0, 0, true]);
     expect(shortCount(999)).toBe('999');
     expect(shortCount(4640)).toBe('4.6k');
     expect(shortCount(2_500_000)).toBe('2.5M');
