@@ -21,6 +21,8 @@ export interface HookRunOptions {
   eventName?: string | undefined;
   env: NodeJS.ProcessEnv;
   stdin: NodeJS.ReadableStream;
+  /** The payload given as an argument instead of on stdin (Codex's notify program gets it so). */
+  argPayload?: string | undefined;
   /** Total time budget. Default 500 ms. */
   deadlineMs?: number;
   /** Diagnostics sink (stderr when NERDR_HOOK_DEBUG=1). */
@@ -131,7 +133,12 @@ export async function runHook(opts: HookRunOptions): Promise<HookOutcome> {
     }
     const agent = (opts.agent ?? '').trim() || 'unknown';
     // Leave at least half the budget for the socket.
-    const payload = await readPayload(opts.stdin, Math.floor(deadline / 2));
+    const payload =
+      opts.argPayload !== undefined
+        ? Buffer.byteLength(opts.argPayload) > MAX_PAYLOAD_BYTES
+          ? ({ json: null, dropped: 'too_large' } as Payload)
+          : decode(Buffer.from(opts.argPayload))
+        : await readPayload(opts.stdin, Math.floor(deadline / 2));
     const head = JSON.stringify({ id: `hook:${process.pid}`, method: 'nerdr.hook' });
     const params =
       `{"secret":${JSON.stringify(secret)},"agent":${JSON.stringify(agent)},"event":${payload.json ?? 'null'}` +
@@ -154,9 +161,12 @@ async function main(): Promise<void> {
   process.on('uncaughtException', () => process.exit(0));
   process.on('unhandledRejection', () => process.exit(0));
   process.stdout.on('error', () => {});
+  const [, , , agent, eventName, argPayload] = process.argv;
+  // agy reads a JSON object from its hooks' stdout; every other agent gets nothing.
+  if (agent === 'agy') process.stdout.write('{}\n');
   if (!process.env.NERDR_SOCKET) process.exit(0);
   const debug = process.env.NERDR_HOOK_DEBUG === '1' ? (m: string) => process.stderr.write(`${m}\n`) : undefined;
-  await runHook({ agent: process.argv[3], eventName: process.argv[4], env: process.env, stdin: process.stdin, ...(debug ? { debug } : {}) });
+  await runHook({ agent, eventName, ...(argPayload !== undefined ? { argPayload } : {}), env: process.env, stdin: process.stdin, ...(debug ? { debug } : {}) });
   process.exit(0);
 }
 

@@ -28,6 +28,12 @@ const MODULES: Record<string, string> = {
   detect: './detect.js',
   manifests: './manifests.js',
   pane: './pane.js',
+  integrations: './integrations.js',
+  dash: './dash.js',
+  why: './why.js',
+  order: './why.js',
+  search: './search.js',
+  usage: './usage.js',
 };
 
 /** The command word: the first argument that is not a global option or its value. */

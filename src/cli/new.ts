@@ -49,6 +49,12 @@ export interface CreateParams {
   name: string;
   cwd: string;
   argv: string[];
+  /** The user's own arguments (kept on the window so `nerdr restore` can relaunch). */
+  userArgs?: string[];
+  /** Extra environment for the agent (its hook wiring). */
+  env?: Record<string, string>;
+  /** The conversation id nerdr chose at launch (`claude --session-id`). */
+  conversationId?: string | undefined;
   watched: boolean;
   target?: string | undefined;
   detach?: boolean | undefined;
@@ -69,6 +75,16 @@ export async function createWindow(cmd: Command, p: CreateParams): Promise<{ win
   const inCaller = process.env.TMUX && process.env.TMUX_PANE && !p.target;
   if (!p.detach && inCaller) await tmux(sock, ['select-window', '-t', `${session}:${r.window}`]);
   return { ...r, session };
+}
+
+/** The agent's launch with nerdr's hooks wired in (src/integrations/launch.ts). */
+export async function planLaunch(agent: string, args: string[], cwd: string, hooks: boolean) {
+  const { launchPlan } = await import('../integrations/launch.js');
+  const { loadConfig, formatProblem } = await import('../config.js');
+  const { configDir, stateDir, packageRoot, nerdrBin } = await import('../paths.js');
+  const loaded = loadConfig(configDir());
+  for (const p of loaded.problems) process.stderr.write(`nerdr: ${formatProblem(loaded.path, p)}\n`);
+  return launchPlan(agent, args, { stateDir: stateDir(), configDir: configDir(), packageRoot, nerdrBin, cwd, hooks, config: loaded.config });
 }
 
 export function register(program: Command): void {
@@ -100,12 +116,25 @@ export function register(program: Command): void {
         agent = spec.id;
         argv = [...spec.command, ...args];
       }
+      const cwd = resolveCwd(opts.cwd);
+      let env: Record<string, string> = {};
+      let conversationId: string | undefined;
+      if (agent !== 'unknown' && agent !== 'demo') {
+        const plan = await planLaunch(agent, args, cwd, opts.hooks !== false);
+        argv = plan.argv;
+        env = plan.env;
+        conversationId = plan.conversationId;
+        for (const n of plan.notes) process.stderr.write(`nerdr: ${n}\n`);
+      }
       const name = opts.name ?? (opts.cmd !== undefined ? opts.cmd.trim().split(/\s+/)[0]!.split('/').pop()! : agent);
       const r = await createWindow(cmd, {
         agent,
         name,
-        cwd: resolveCwd(opts.cwd),
+        cwd,
         argv,
+        userArgs: args,
+        env,
+        conversationId,
         watched: true,
         target: opts.target,
         detach: opts.detach,

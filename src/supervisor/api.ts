@@ -238,7 +238,9 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
           ...(p.env && typeof p.env === 'object' ? (p.env as Record<string, string>) : {}),
         }
       : {};
+    const userArgs = Array.isArray(p.userArgs) ? p.userArgs.map(String) : [];
     const cmds = newWindowCommands({
+      userArgs,
       agent,
       name: str(p, 'name') || agent,
       cwd,
@@ -256,6 +258,9 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     if (watched) {
       sup.expectFresh(paneId);
       await sup.scan();
+      const conversation = str(p, 'conversationId');
+      const a = sup.agents.get(paneId);
+      if (a && conversation) sup.apply(a, a.arbiter.setLaunchConversation(conversation));
     }
     return { window: windowId, pane: paneId, id, agent };
   });

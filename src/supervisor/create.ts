@@ -16,6 +16,8 @@ export interface NewWindowRequest {
   /** Target user session: a name or `$id`. */
   session: string;
   argv: string[];
+  /** The user's own arguments, without nerdr's wiring: what `nerdr restore` relaunches with. */
+  userArgs: string[];
   /** Extra environment (e.g. NERDR_* for watched agents); empty for `nerdr term`. */
   env: Record<string, string>;
   /** Watched windows are tagged @nerdr_*; plain terminals are not. */
@@ -57,6 +59,7 @@ export function newWindowCommands(req: NewWindowRequest): string[] {
       command('set-option', '-w', '-t', here, '@nerdr_secret_hash', req.secretHash),
       command('set-option', '-w', '-t', here, '@nerdr_cwd', req.cwd),
       command('set-option', '-w', '-t', here, '@nerdr_argv', JSON.stringify(req.argv)),
+      command('set-option', '-w', '-t', here, '@nerdr_args', JSON.stringify(req.userArgs)),
       command('set-option', '-w', '-t', here, '@nerdr_state', 'unknown'),
       command('set-option', '-p', '-t', here, '@nerdr_pane', req.id),
     );

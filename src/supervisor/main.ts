@@ -1,7 +1,8 @@
 // Running the supervisor process: lock, log, control client, socket. Exits when tmux does.
 
 import { checkTmuxVersion, serverRunning } from '../tmux/server.js';
-import { ensureStateDir, serverFiles } from '../paths.js';
+import { configDir, ensureStateDir, serverFiles } from '../paths.js';
+import { formatProblem, loadConfig } from '../config.js';
 import { acquireLock } from './lock.js';
 import { fileLogger } from './log.js';
 import { Supervisor } from './supervisor.js';
@@ -22,9 +23,15 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   const lock = acquireLock(files.lock);
   if (!lock.ok) throw new NerdrError(`a supervisor is already running for this tmux server (pid ${lock.owner})`, 'use `nerdr supervisor status` or `nerdr supervisor restart`');
 
+  const loaded = loadConfig(configDir());
+  for (const p of loaded.problems) log('warn', formatProblem(loaded.path, p));
   const manifests = new ManifestRegistry({ onWarning: (m) => log('warn', m) });
   for (const p of manifests.problems()) log('warn', `manifest ${p.path}: ${p.reason}`);
-  const sup = new Supervisor({ tmuxSocket, log, installLights: process.env.NERDR_NO_LIGHTS !== '1', manifests, stateDir: files.dir });
+  const sup = new Supervisor({ tmuxSocket, log, installLights: loaded.config.lights.auto_install && process.env.NERDR_NO_LIGHTS !== '1',
+    manifests,
+    stateDir: files.dir,
+    notify: loaded.config.notify,
+  });
   manifests.on('change', (file: string) => {
     log('info', `manifests changed (${file}); re-evaluating`);
     sup.reevaluateAll();

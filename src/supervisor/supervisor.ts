@@ -19,6 +19,7 @@ import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } fr
 import { LightsWriter } from './lights.js';
 import { Messenger } from './messages.js';
 import { QueueStore } from '../store/queue.js';
+import { Notifier, type ClientView, type NotifyChannels } from './notify.js';
 import path from 'node:path';
 import type { Logger } from './log.js';
 
@@ -30,6 +31,8 @@ export interface SupervisorOptions {
   manifests: ManifestRegistry;
   /** Where queued messages are kept (<state>/queues). */
   stateDir: string;
+  /** Which notification channels are on (config.toml [notify]). */
+  notify?: NotifyChannels;
   now?: () => number;
 }
 
@@ -54,6 +57,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private viewTimer: NodeJS.Timeout | null = null;
   private viewCheckRunning = false;
   readonly messages: Messenger;
+  readonly notifier: Notifier;
   private stopping = false;
   private readonly now: () => number;
   ready = false;
@@ -67,6 +71,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     super();
     this.now = opts.now ?? Date.now;
     this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))));
+    this.notifier = new Notifier(opts.notify ?? { bell: true, osc: true, desktop: true }, (m) => opts.log('info', m));
     this.messages = new Messenger({
       sendLine: (cmds, done) => this.sendLine(cmds, done),
       log: opts.log,
@@ -221,6 +226,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (a.stateTimer) clearTimeout(a.stateTimer);
     a.mirror?.dispose();
     this.messages.forget(a);
+    this.notifier.forget(a.windowId);
     this.agents.delete(a.paneId);
     this.lights.remove(a.windowId);
     this.emit('change', a);
@@ -445,6 +451,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       a.state = v.state;
       a.stateSince = this.now();
       if (v.state === 'done') this.scheduleViewCheck();
+      if (v.state === 'done' || v.state === 'blocked') this.announce(a);
       this.messages.stateChanged(a);
     }
     if (update.change) this.emit('change', a);
@@ -454,6 +461,33 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   private paint(a: WatchedAgent): void {
     this.lights.set(a.windowId, { state: a.state, kind: a.background ? 'background' : a.state, suffix: this.messages.suffix(a) });
+  }
+
+  // ---- notifications ---------------------------------------------------------------------
+
+  /** Tells the user an agent needs them, unless a client shows its window. */
+  private announce(a: WatchedAgent): void {
+    const key = `${a.state}@${a.stateSince}`;
+    const passthroughKnown = !/^3\.2/.test(this.tmuxVersion);
+    this.sendLine(
+      [
+        command('display', '-p', '-t', a.paneId, '#{pane_tty}'),
+        command('list-clients', '-F', '#{client_control_mode}\t#{window_id}\t#{pane_tty}\t#{allow-passthrough}'),
+      ],
+      ([tty, clients]) => {
+        if (!tty?.ok || !clients?.ok || this.agents.get(a.paneId) !== a) return;
+        const views: ClientView[] = clients.lines
+          .map((l) => l.toString().split('\t'))
+          .map(([control, win = '', paneTty = '', pass = '']) => ({
+            control: control === '1',
+            windowId: win,
+            paneTty,
+            passthrough: passthroughKnown ? pass === 'on' || pass === 'all' : true,
+          }));
+        const what = a.state === 'blocked' ? 'needs you' : 'finished';
+        this.notifier.notify({ windowId: a.windowId, paneTty: tty.lines.join('').trim(), title: `nerdr: ${a.name}`, body: `${a.agent} ${what}` }, key, views);
+      },
+    );
   }
 
   // ---- seen: the window shown by a focused client for a second -------------------------
