@@ -1,0 +1,102 @@
+// Runs every benchmark, one after the other (each in its own process, each on its own private
+// tmux server), and prints a summary with the targets. `npm run bench` builds first.
+//
+//   node bench/run.js [--only throughput,idle,memory,detect,hook] [--quick] [--out file.json]
+//
+// --quick: shorter runs for a smoke test (idle 20 s, 10 latency runs, 20 MB); the figures in
+// docs/performance.md come from the full runs.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+const opt = (name) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? (argv[i + 1] && !argv[i + 1].startsWith('--') ? argv[i + 1] : true) : undefined;
+};
+const quick = !!opt('quick');
+const only = typeof opt('only') === 'string' ? opt('only').split(',') : null;
+
+const BENCHES = [
+  { name: 'throughput', args: quick ? ['--mb', '20'] : [] },
+  { name: 'idle', args: quick ? ['--seconds', '20', '--warmup', '8'] : [] },
+  { name: 'memory', args: quick ? ['--fill', '8', '--samples', '8'] : [] },
+  { name: 'detect', args: quick ? ['--runs', '10'] : [] },
+  { name: 'hook', args: quick ? ['--runs', '15', '--latency-runs', '10'] : [] },
+];
+
+function runBench(b) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(here, `${b.name}.js`), ...b.args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let json = null;
+    let buf = '';
+    child.stdout.on('data', (d) => {
+      buf += d.toString('utf8');
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const l = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        const m = /^BENCH_JSON (\S+) (.*)$/.exec(l);
+        if (m) json = JSON.parse(m[2]);
+        else process.stdout.write(l + '\n');
+      }
+    });
+    child.on('close', (code) => resolve({ code, json }));
+  });
+}
+
+const started = new Date().toISOString();
+const results = {};
+let failed = 0;
+for (const b of BENCHES) {
+  if (only && !only.includes(b.name)) continue;
+  process.stdout.write(`\n=== ${b.name} ===\n`);
+  const t0 = Date.now();
+  const r = await runBench(b);
+  if (r.code !== 0 || !r.json) {
+    failed++;
+    process.stdout.write(`${b.name} FAILED (exit ${r.code})\n`);
+  }
+  results[b.name] = { ...(r.json ?? { error: `exit ${r.code}` }), benchSeconds: Math.round((Date.now() - t0) / 100) / 10 };
+}
+
+const rows = [];
+const t = results.throughput;
+if (t?.runs) {
+  rows.push(['throughput: supervisor CPU / tmux server CPU', t.ratioMedian, '<= 0.5', t.met]);
+  rows.push(['throughput: MB/s until the mirror caught up', t.mbPerSecMedian, '(info)', null]);
+}
+const i = results.idle;
+if (i?.agents !== undefined) {
+  rows.push([`idle: supervisor CPU % (${i.agents} agents)`, i.supervisorCpuPct, '< 0.2', i.supervisorCpuPct < 0.2]);
+  rows.push(['idle: tmux command lines while idle', i.linesSentDuring, '0', i.linesSentDuring === 0]);
+}
+const m = results.memory;
+if (m?.perPaneMB !== undefined) rows.push(['memory: supervisor RSS MB per 120x40 pane', m.perPaneMB, '<= 3', m.met]);
+const d = results.detect;
+if (d?.rate) {
+  rows.push(['detect: claude evaluations/s (no title)', d.rate.roundRobinPerSec, '>= 5000', d.rate.roundRobinPerSec >= 5000]);
+  rows.push(['detect: claude evaluations/s (with OSC title)', d.rate.roundRobinWithTitlePerSec, '>= 5000', d.rate.roundRobinWithTitlePerSec >= 5000]);
+}
+if (d?.latency) rows.push(['detect: dialog -> light ms (median)', d.latency.median, '<= 100', d.latency.median <= 100]);
+const h = results.hook;
+if (h?.wall) {
+  rows.push(['hook: wall(nerdr hook) / wall(node -e 0)', h.wall.ratio, '<= 1.3', h.wall.ratio <= 1.3]);
+  rows.push(['hook: spawn -> light ms (median)', h.latency.fromSpawnMs.median, '<= 50', h.latency.fromSpawnMs.median <= 50]);
+  rows.push(['hook: hook exit -> light ms (median)', h.latency.fromExitMs.median, '(info)', null]);
+}
+
+process.stdout.write(`\n=== summary (${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}) ===\n`);
+for (const [label, value, target, ok] of rows) {
+  process.stdout.write(`  ${label.padEnd(48)} ${String(value).padStart(10)}  target ${target.padEnd(8)} ${ok === null ? '' : ok ? 'MET' : 'MISSED'}\n`);
+}
+const rev = spawnSync('git', ['describe', '--always', '--dirty'], { cwd: path.join(here, '..'), encoding: 'utf8' }).stdout?.trim() || null;
+const summary = { started, rev, node: process.version, cpus: os.cpus().length, loadavg: os.loadavg(), quick, results };
+process.stdout.write(`BENCH_JSON all ${JSON.stringify(summary)}\n`);
+const out = opt('out');
+if (typeof out === 'string') writeFileSync(out, JSON.stringify(summary, null, 2) + '\n');
+process.exit(failed ? 1 : 0);
