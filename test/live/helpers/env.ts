@@ -175,7 +175,7 @@ export interface LiveEnv {
   supervisorPid(): Promise<number | null>;
   /** A pid the cleanup must end too (a process a test started). */
   track(pid: number): void;
-  /** Stops the supervisor, tracked pids and the server; removes the temp dirs. Idempotent. */
+  /** Stops the supervisor, tracked pids and the server; removes its socket file and the temp dirs. Idempotent. */
   cleanup(): Promise<void>;
 }
 
@@ -334,6 +334,8 @@ export async function startLiveEnv(opts: StartOptions = {}): Promise<LiveEnv> {
         while (Date.now() < deadline && pidAlive(serverPid)) await new Promise((r) => setTimeout(r, 25));
         if (pidAlive(serverPid)) await killPid(serverPid, 500);
       }
+      // tmux leaves its socket file behind after kill-server
+      if (socketPath && !pidAlive(serverPid)) rmSync(socketPath, { force: true });
       rmSync(root, { recursive: true, force: true });
     },
   };

@@ -2,6 +2,7 @@
 // one session `user` 120x40, killed (and its pid checked gone) by stop().
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 const execFileP = promisify(execFile);
@@ -47,6 +48,8 @@ export async function startServer(): Promise<PrivateServer> {
       const deadline = Date.now() + 3000;
       while (Date.now() < deadline && alive(Number(pid))) await new Promise((r) => setTimeout(r, 20));
       if (alive(Number(pid))) process.kill(Number(pid), 'SIGKILL');
+      // tmux leaves its socket file behind after kill-server
+      if (socketPath && !alive(Number(pid))) rmSync(socketPath, { force: true });
     },
   };
 }
