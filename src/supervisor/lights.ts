@@ -5,18 +5,71 @@
 import type { AgentState } from '../types.js';
 import { command } from '../tmux/quote.js';
 
-export type LightKind = AgentState | 'background' | 'stalled';
+// What each kind of light looks like. Users choose with tmux options:
+//   @nerdr-glyph-<kind>   the glyph, e.g. '●'
+//   @nerdr-color-<kind>   a tmux style after fg=, e.g. 'red,bold' or '#ff8800' or 'colour245'
+export const LIGHT_KINDS = ['working', 'background', 'blocked', 'done', 'idle', 'unknown', 'exited', 'stalled'] as const;
+export type Kind = (typeof LIGHT_KINDS)[number];
 
-export const DEFAULT_GLYPHS: Record<LightKind, string> = {
-  working: '#[fg=yellow]●#[default]',
-  background: '#[fg=cyan]◐#[default]',
-  blocked: '#[fg=red,bold]●#[default]',
-  done: '#[fg=green,bold]●#[default]',
-  idle: '#[fg=colour245]○#[default]',
-  unknown: '#[fg=colour245]◌#[default]',
-  exited: '#[fg=colour240]✕#[default]',
-  stalled: '#[fg=magenta]⏸#[default]',
+export interface Look {
+  glyph: string;
+  /** A tmux style list after fg=: a colour, optionally followed by attributes (bold, dim…). */
+  color: string;
+}
+
+export const DEFAULT_LOOKS: Record<Kind, Look> = {
+  working: { glyph: '●', color: 'yellow' },
+  background: { glyph: '◐', color: 'cyan' },
+  blocked: { glyph: '●', color: 'red,bold' },
+  done: { glyph: '●', color: 'green,bold' },
+  idle: { glyph: '○', color: 'colour245' },
+  unknown: { glyph: '◌', color: 'colour245' },
+  exited: { glyph: '✕', color: 'colour240' },
+  stalled: { glyph: '⏸', color: 'magenta' },
 };
+
+export const glyphOption = (kind: Kind): string => `@nerdr-glyph-${kind}`;
+export const colorOption = (kind: Kind): string => `@nerdr-color-${kind}`;
+
+/** Looks from `show-options -g` output (lines `name value`), defaults for what is unset. */
+export function looksFromOptions(options: Record<string, string>): Record<Kind, Look> {
+  const out = {} as Record<Kind, Look>;
+  for (const k of LIGHT_KINDS) {
+    out[k] = { glyph: options[glyphOption(k)] || DEFAULT_LOOKS[k].glyph, color: options[colorOption(k)] || DEFAULT_LOOKS[k].color };
+  }
+  return out;
+}
+
+/** The tmux format of a light, as the supervisor should put it in @nerdr_light. */
+export function tmuxLight(look: Look): string {
+  return `#[fg=${look.color}]${look.glyph.replace(/#/g, '##')}#[default]`;
+}
+
+/** Parses `tmux show-options -g` output; values may be quoted the tmux way. */
+export function parseShowOptions(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^(@nerdr-[\w-]+) (.*)$/.exec(line);
+    if (!m) continue;
+    let v = m[2]!;
+    if (/^".*"$/.test(v)) v = v.slice(1, -1).replace(/\\(.)/g, '$1');
+    else if (/^'.*'$/.test(v)) v = v.slice(1, -1);
+    out[m[1]!] = v;
+  }
+  return out;
+}
+
+
+export type LightKind = Kind;
+
+/** The @nerdr_light text of each kind. */
+export function glyphsFrom(looks: Record<Kind, Look>): Record<LightKind, string> {
+  const out = {} as Record<LightKind, string>;
+  for (const k of LIGHT_KINDS) out[k] = tmuxLight(looks[k]);
+  return out;
+}
+
+export const DEFAULT_GLYPHS: Record<LightKind, string> = glyphsFrom(DEFAULT_LOOKS);
 
 export interface WindowLight {
   state: AgentState;

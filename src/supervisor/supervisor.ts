@@ -16,7 +16,7 @@ import type { Report } from './socket/index.js';
 import { mapHookPayload } from '../integrations/events/index.js';
 import { newWatched, type WatchedAgent } from './agent.js';
 import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
-import { LightsWriter } from './lights.js';
+import { LightsWriter, glyphsFrom, looksFromOptions, parseShowOptions } from './lights.js';
 import { Messenger } from './messages.js';
 import { QueueStore } from '../store/queue.js';
 import { Notifier, type ClientView, type NotifyChannels } from './notify.js';
@@ -115,6 +115,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     );
     await this.run(command('refresh-client', '-B', 'nerdr-p:%*:#{pane_dead}|#{pane_dead_status}|#{pane_in_mode}|#{pane_current_command}'));
     if (this.opts.installLights) await this.installLights();
+    // the user's @nerdr-glyph-* / @nerdr-color-* choices (the TPM plugin documents them)
+    const options = await this.run(command('show-options', '-g')).catch(() => '');
+    this.lights.setGlyphs(glyphsFrom(looksFromOptions(parseShowOptions(options))));
     await this.scan();
     this.lights.invalidate();
     await this.runAll([

@@ -7,56 +7,18 @@
 
 import { tmux } from '../tmux/server.js';
 
-export const LIGHT_KINDS = ['working', 'background', 'blocked', 'done', 'idle', 'unknown', 'exited', 'stalled'] as const;
-export type Kind = (typeof LIGHT_KINDS)[number];
-
-export interface Look {
-  glyph: string;
-  /** A tmux style list after fg=: a colour, optionally followed by attributes (bold, dim…). */
-  color: string;
-}
-
-export const DEFAULT_LOOKS: Record<Kind, Look> = {
-  working: { glyph: '●', color: 'yellow' },
-  background: { glyph: '◐', color: 'cyan' },
-  blocked: { glyph: '●', color: 'red,bold' },
-  done: { glyph: '●', color: 'green,bold' },
-  idle: { glyph: '○', color: 'colour245' },
-  unknown: { glyph: '◌', color: 'colour245' },
-  exited: { glyph: '✕', color: 'colour240' },
-  stalled: { glyph: '⏸', color: 'magenta' },
-};
-
-export const glyphOption = (kind: Kind): string => `@nerdr-glyph-${kind}`;
-export const colorOption = (kind: Kind): string => `@nerdr-color-${kind}`;
-
-/** Looks from `show-options -g` output (lines `name value`), defaults for what is unset. */
-export function looksFromOptions(options: Record<string, string>): Record<Kind, Look> {
-  const out = {} as Record<Kind, Look>;
-  for (const k of LIGHT_KINDS) {
-    out[k] = { glyph: options[glyphOption(k)] || DEFAULT_LOOKS[k].glyph, color: options[colorOption(k)] || DEFAULT_LOOKS[k].color };
-  }
-  return out;
-}
-
-/** The tmux format of a light, as the supervisor should put it in @nerdr_light. */
-export function tmuxLight(look: Look): string {
-  return `#[fg=${look.color}]${look.glyph.replace(/#/g, '##')}#[default]`;
-}
-
-/** Parses `tmux show-options -g` output; values may be quoted the tmux way. */
-export function parseShowOptions(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const m = /^(@nerdr-[\w-]+) (.*)$/.exec(line);
-    if (!m) continue;
-    let v = m[2]!;
-    if (/^".*"$/.test(v)) v = v.slice(1, -1).replace(/\\(.)/g, '$1');
-    else if (/^'.*'$/.test(v)) v = v.slice(1, -1);
-    out[m[1]!] = v;
-  }
-  return out;
-}
+export {
+  LIGHT_KINDS,
+  DEFAULT_LOOKS,
+  glyphOption,
+  colorOption,
+  looksFromOptions,
+  tmuxLight,
+  parseShowOptions,
+  type Kind,
+  type Look,
+} from '../supervisor/lights.js';
+import { looksFromOptions, parseShowOptions, type Kind, type Look } from '../supervisor/lights.js';
 
 /** The looks this tmux server is configured with. */
 export async function readLooks(sock: string): Promise<Record<Kind, Look>> {
