@@ -30,7 +30,8 @@ export interface ScreenEvaluation {
 }
 
 export type Authority = 'none' | 'process' | 'screen' | 'hook' | 'report' | 'lifecycle';
-export type ConversationOrigin = 'launch' | 'hook' | 'report';
+/** launch: nerdr chose it (claude --session-id); guess: a restore resumed "the newest" one. */
+export type ConversationOrigin = 'launch' | 'guess' | 'hook' | 'report';
 export type HookPhase = 'working' | 'blocked' | 'ended' | 'interrupted' | 'background';
 export type ReportState = 'idle' | 'working' | 'blocked' | 'unknown';
 
@@ -271,10 +272,10 @@ export class Arbiter {
   }
 
   /** Set the conversation id nerdr chose at launch (e.g. `claude --session-id`). Reported/hook ids win. */
-  setLaunchConversation(id: string): ArbiterUpdate {
+  setLaunchConversation(id: string, from: 'launch' | 'guess' = 'launch'): ArbiterUpdate {
     const now = this.clock();
-    if (validSessionId(id) && (this.conversation === null || this.conversation.from === 'launch')) {
-      this.conversation = { id: id.trim(), from: 'launch', owner: null };
+    if (validSessionId(id) && (this.conversation === null || this.conversation.from === 'launch' || this.conversation.from === 'guess')) {
+      this.conversation = { id: id.trim(), from, owner: null };
     }
     return this.advance(now);
   }

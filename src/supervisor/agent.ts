@@ -15,6 +15,8 @@ export interface WatchedAgent {
   name: string;
   cwd: string;
   argv: string[];
+  /** The user's own launch arguments, without nerdr's wiring. */
+  args: string[];
   secretHash: string;
   links: FoundPane['links'];
   mirror: Mirror | null;
@@ -46,6 +48,8 @@ export interface WatchedAgent {
   probeTimer: NodeJS.Timeout | null;
   probeAt: number | null;
   lastCommand: string;
+  /** Something the user should know about this window (e.g. a resume that failed). */
+  note: string | null;
 }
 
 export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
@@ -58,6 +62,7 @@ export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
     name: p.name,
     cwd: p.cwd,
     argv: p.argv,
+    args: p.args,
     secretHash: p.secretHash,
     links: p.links,
     mirror: null,
@@ -81,5 +86,6 @@ export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
     probeTimer: null,
     probeAt: null,
     lastCommand: '',
+    note: p.note || null,
   };
 }

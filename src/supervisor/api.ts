@@ -5,7 +5,7 @@ import { RpcError } from './socket/errors.js';
 import type { SocketServer } from './socket/index.js';
 import type { Supervisor } from './supervisor.js';
 import type { WatchedAgent } from './agent.js';
-import { hashSecret, newAgentId, newSecret, newWindowCommands } from './create.js';
+import { hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
 import { replyText } from '../tmux/client.js';
 import { nerdrBin } from '../paths.js';
 import { command } from '../tmux/quote.js';
@@ -22,6 +22,10 @@ export interface AgentRow {
   /** Messages waiting to be delivered, and whether delivery is paused after a stall. */
   queue: number;
   queueStalled: boolean;
+  /** Something to know about the window, e.g. "resume failed: started a new conversation". */
+  note: string | null;
+  /** The user's own launch arguments (without nerdr's wiring). */
+  args: string[];
   name: string;
   agent: string;
   state: string;
@@ -43,6 +47,8 @@ export function agentRow(a: WatchedAgent, sup: Supervisor): AgentRow {
   return {
     queue: q.messages.length,
     queueStalled: q.stalledAt !== null,
+    note: a.note,
+    args: a.args,
     background: v.background,
     subagents: v.subagents,
     backgroundTasks: v.backgroundTasks,
@@ -87,6 +93,20 @@ export function findTarget(sup: Supervisor, target: string): WatchedAgent {
     throw new RpcError('ambiguous_target', `"${target}" names ${byName.length} agents; use a window id: ${byName.map((a) => a.windowId).join(', ')}`);
   }
   throw new RpcError('unknown_target', `no agent "${target}"; agents: ${list}`);
+}
+
+/** The environment of a watched agent's pane (product.md "Places and names"). */
+function agentEnv(agent: string, secret: string, socketPath: string): Record<string, string> {
+  return {
+    NERDR_SOCKET: socketPath,
+    NERDR_TAB: secret,
+    NERDR_BIN: nerdrBin,
+    NERDR_AGENT: agent,
+    HERDR_ENV: '1',
+    HERDR_PANE_ID: secret,
+    HERDR_SOCKET_PATH: socketPath,
+    HERDR_BIN_PATH: nerdrBin,
+  };
 }
 
 export function registerApi(server: SocketServer, sup: Supervisor, socketPath: string): void {
@@ -175,6 +195,24 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     });
   });
 
+  // Starts a new program in an agent's pane (same window, same options): what `nerdr restore`
+  // does when resuming a conversation fails at once.
+  server.handle('nerdr.respawn', async (params) => {
+    const p = obj(params);
+    const a = findTarget(sup, str(p, 'target', true));
+    const argv = Array.isArray(p.argv) ? p.argv.map(String) : [];
+    if (argv.length === 0) throw new RpcError('invalid_params', 'argv must name a program');
+    const env = p.env && typeof p.env === 'object' ? (p.env as Record<string, string>) : {};
+    const secret = newSecret();
+    const fullEnv: Record<string, string> = { ...agentEnv(a.agent, secret, socketPath), ...env };
+    await sup.runAll(respawnCommands(a.paneId, a.windowId, a.cwd, argv, fullEnv, hashSecret(secret)));
+    a.secretHash = hashSecret(secret);
+    const conversation = str(p, 'conversationId');
+    if (conversation) sup.apply(a, a.arbiter.setLaunchConversation(conversation));
+    if (str(p, 'note')) sup.setNote(a, str(p, 'note'));
+    return { target: a.windowId };
+  });
+
   server.handle('nerdr.stop-agent', async (params) => {
     const a = findTarget(sup, str(obj(params), 'target', true));
     await sup.run(command('kill-window', '-t', a.windowId));
@@ -226,20 +264,12 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     const secret = newSecret();
     const id = newAgentId();
     const env: Record<string, string> = watched
-      ? {
-          NERDR_SOCKET: socketPath,
-          NERDR_TAB: secret,
-          NERDR_BIN: nerdrBin,
-          NERDR_AGENT: agent,
-          HERDR_ENV: '1',
-          HERDR_PANE_ID: secret,
-          HERDR_SOCKET_PATH: socketPath,
-          HERDR_BIN_PATH: nerdrBin,
-          ...(p.env && typeof p.env === 'object' ? (p.env as Record<string, string>) : {}),
-        }
+      ? { ...agentEnv(agent, secret, socketPath), ...(p.env && typeof p.env === 'object' ? (p.env as Record<string, string>) : {}) }
       : {};
     const userArgs = Array.isArray(p.userArgs) ? p.userArgs.map(String) : [];
+    const index = typeof p.index === 'number' && Number.isInteger(p.index) && p.index >= 0 ? p.index : undefined;
     const cmds = newWindowCommands({
+      index,
       userArgs,
       agent,
       name: str(p, 'name') || agent,
@@ -260,7 +290,8 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
       await sup.scan();
       const conversation = str(p, 'conversationId');
       const a = sup.agents.get(paneId);
-      if (a && conversation) sup.apply(a, a.arbiter.setLaunchConversation(conversation));
+      if (a && conversation) sup.apply(a, a.arbiter.setLaunchConversation(conversation, p.conversationFrom === 'guess' ? 'guess' : 'launch'));
+      if (a && str(p, 'note')) sup.setNote(a, str(p, 'note'));
     }
     return { window: windowId, pane: paneId, id, agent };
   });

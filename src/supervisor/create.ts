@@ -22,6 +22,8 @@ export interface NewWindowRequest {
   env: Record<string, string>;
   /** Watched windows are tagged @nerdr_*; plain terminals are not. */
   watched: boolean;
+  /** Window index in the user's session (nerdr restore puts windows back where they were). */
+  index?: number | undefined;
   id: string;
   secretHash: string;
 }
@@ -38,8 +40,9 @@ export function newAgentId(): string {
   return 'a' + randomBytes(5).toString('hex');
 }
 
-function sessionTarget(session: string): string {
-  return session.startsWith('$') ? `${session}:` : `=${session}:`;
+function sessionTarget(session: string, index?: number): string {
+  const at = index === undefined ? '' : String(index);
+  return session.startsWith('$') ? `${session}:${at}` : `=${session}:${at}`;
 }
 
 export function newWindowCommands(req: NewWindowRequest): string[] {
@@ -64,7 +67,17 @@ export function newWindowCommands(req: NewWindowRequest): string[] {
       command('set-option', '-p', '-t', here, '@nerdr_pane', req.id),
     );
   }
-  cmds.push(command('link-window', '-d', '-s', here, '-t', sessionTarget(req.session)));
+  cmds.push(command('link-window', '-d', '-s', here, '-t', sessionTarget(req.session, req.index)));
   if (!req.watched) cmds.push(command('unlink-window', '-t', here));
   return cmds;
+}
+
+/** A new program in an existing agent pane: respawn-pane keeps the pane id, window and options. */
+export function respawnCommands(paneId: string, windowId: string, cwd: string, argv: string[], env: Record<string, string>, secretHash: string): string[] {
+  const e = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  return [
+    command('set-option', '-w', '-t', windowId, '@nerdr_secret_hash', secretHash),
+    command('set-option', '-w', '-t', windowId, '@nerdr_argv', JSON.stringify(argv)),
+    command('respawn-pane', '-k', '-t', paneId, '-c', cwd, ...e, 'env', ...UNSET_VARS.flatMap((v) => ['-u', v]), '--', ...argv),
+  ];
 }

@@ -19,6 +19,8 @@ const FIELDS = [
   'session_id',
   'pane_pid',
   '@nerdr_facts',
+  '@nerdr_args',
+  '@nerdr_note',
   'window_name',
 ] as const;
 
@@ -43,6 +45,9 @@ export interface FoundPane {
   panePid: number;
   /** The arbiter facts a previous supervisor kept on the window (JSON), or ''. */
   facts: string;
+  /** The user's own launch arguments. */
+  args: string[];
+  note: string;
 }
 
 /** Parses `list-panes -a -F LIST_PANES_FORMAT` output; rows without @nerdr_pane are skipped. */
@@ -52,18 +57,12 @@ export function parsePaneList(text: string): FoundPane[] {
     if (!line) continue;
     const v = line.split('\t');
     if (v.length < FIELDS.length) continue;
-    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts] = v as string[];
+    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note] = v as string[];
     const name = v.slice(FIELDS.length - 1).join('\t'); // a name may hold tabs: it is last
     if (!id) continue;
     let p = byPane.get(paneId!);
     if (!p) {
-      let parsedArgv: string[] = [];
-      try {
-        const a: unknown = JSON.parse(argv || '[]');
-        if (Array.isArray(a)) parsedArgv = a.map(String);
-      } catch {
-        parsedArgv = [];
-      }
+      const parsedArgv = jsonStrings(argv);
       p = {
         paneId: paneId!,
         windowId: windowId!,
@@ -81,6 +80,8 @@ export function parsePaneList(text: string): FoundPane[] {
         inHidden: false,
         panePid: Number(panePid) || 0,
         facts: facts ?? '',
+        args: jsonStrings(args),
+        note: note ?? '',
       };
       byPane.set(paneId!, p);
     }
@@ -88,6 +89,15 @@ export function parsePaneList(text: string): FoundPane[] {
     else p.links.push({ session: session!, sessionId: sessionId!, index: Number(index) });
   }
   return [...byPane.values()];
+}
+
+function jsonStrings(text: string | undefined): string[] {
+  try {
+    const a: unknown = JSON.parse(text || '[]');
+    return Array.isArray(a) ? a.map(String) : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Pane sizes from a %layout-change layout string: `csum,WxH,x,y,ID` or nested {…}/[…]. */

@@ -564,6 +564,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (fact.kind === 'prompt-submit' || fact.kind === 'turn-start') this.messages.promptSubmitted(a);
   }
 
+  /** A note for `ls`, kept on the window so that it outlives the supervisor. */
+  setNote(a: WatchedAgent, note: string): void {
+    a.note = note;
+    this.log('info', `${a.name}: ${note}`);
+    this.lights.setOption(a.windowId, '@nerdr_note', note);
+    this.emit('change', a);
+  }
+
   /** A herdr report (pane.report_agent …) for this window; the socket checked secret and seq. */
   onReport(a: WatchedAgent, r: Report<WatchedAgent>): void {
     const seq = r.seq === undefined ? undefined : r.seq.toString();
