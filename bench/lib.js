@@ -238,6 +238,7 @@ export class BenchServer {
         }
       }
     }
+    rmSync(this.tmuxSocket, { force: true }); // tmux 3.3a leaves the socket file behind
     rmSync(this.stateDir, { recursive: true, force: true });
     rmSync(this.workDir, { recursive: true, force: true });
   }
