@@ -2,6 +2,7 @@
 
 import path from 'node:path';
 import { RpcError } from './socket/errors.js';
+import { stripControl } from './socket/sanitize.js';
 import type { SocketServer } from './socket/index.js';
 import type { Supervisor } from './supervisor.js';
 import type { WatchedAgent } from './agent.js';
@@ -272,7 +273,8 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
       index,
       userArgs,
       agent,
-      name: str(p, 'name') || agent,
+      // a line break in a name would split tmux's -F rows: names lose their control characters
+      name: stripControl(str(p, 'name')) || agent,
       cwd,
       session: str(p, 'session', true),
       argv,

@@ -198,7 +198,7 @@ describe.skipIf(!tmuxAvailable)('foundation: one tmux server, the real CLI', () 
   // BUG (product): the socket server sanitizes every request param (socket/server.ts → sanitize():
   // \t \n \r become spaces), so nerdr.new's argv loses its line breaks and a multi-line --cmd
   // runs as one mangled line. `.fails` keeps the suite green until it is fixed; then drop it.
-  it.fails('--cmd holding a line break and a tab runs as the multi-line script it is', async () => {
+  it('--cmd holding a line break and a tab runs as the multi-line script it is', async () => {
     const script = 'echo first-line\necho "second\tline"\nexec sleep 300';
     const id = await newAgent(env, '-d', '--name', 'multiline', '--cmd', script);
     expect(JSON.parse(await env.tmuxOk('show-options', '-wv', '-t', id, '@nerdr_argv'))).toEqual(['/bin/sh', '-c', script]);

@@ -13,7 +13,6 @@ import { stringifyExact } from './exact-json.js';
 import { isHerdrReportMethod, parseHerdrReport, type ParsedReport } from './herdr.js';
 import { parseHookParams } from './hook-params.js';
 import { LineReader } from './line-reader.js';
-import { sanitize } from './sanitize.js';
 import { SeqTracker } from './seq.js';
 import { prepareSocketPath } from './socket-dir.js';
 
@@ -264,7 +263,9 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
     }
     const handler = handlers.get(method);
     if (!handler) throw invalidRequest(`unknown method \`${method}\``);
-    return handler(sanitize(params), ctx);
+    // nerdr's own methods carry the user's literal text (a multi-line --cmd, a message with
+    // escape sequences): only agents' reports above are cleaned. Handlers clean what they show.
+    return handler(params, ctx);
   }
 
   await new Promise<void>((resolve, reject) => {

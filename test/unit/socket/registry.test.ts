@@ -11,15 +11,15 @@ afterEach(async () => {
 });
 
 describe('handler registry', () => {
-  it('dispatches to a registered handler with cleaned params', async () => {
+  it("dispatches to a registered handler with the user's params untouched (a message may hold escapes and line breaks)", async () => {
     let seen: unknown;
     h.server.handle('nerdr.ls', (params) => {
       seen = params;
       return { type: 'agents', agents: [] };
     });
-    const reply = await call(h.path, req('nerdr.ls', { filter: 'a\u0007b' }));
+    const reply = await call(h.path, req('nerdr.ls', { filter: 'a\u0007b\nc' }));
     expect(reply).toEqual({ id: 'r1', result: { type: 'agents', agents: [] } });
-    expect(seen).toEqual({ filter: 'ab' });
+    expect(seen).toEqual({ filter: 'a\u0007b\nc' });
   });
 
   it('answers {"type":"ok"} when a handler returns nothing', async () => {
