@@ -61,10 +61,16 @@ export interface DetectionResult {
 // ---------- slow-rule guard ----------
 
 export interface RuleGuardOptions {
-  /** A rule whose time over its last `window` evaluations adds up to more than this is disabled. */
-  budgetMs?: number;
+  /** An evaluation of one rule slower than this counts as slow. */
+  slowMs?: number;
+  /** This many slow evaluations among the last `window` disable the rule… */
+  slowCount?: number;
   window?: number;
-  /** Called once when a rule is disabled. */
+  /** …and so does a single evaluation slower than this. */
+  hardMs?: number;
+  /** A disabled rule gets another chance after this long. */
+  retryAfterMs?: number;
+  /** Called when a rule is disabled. */
   onWarning?: (message: string) => void;
   /** Clock (ms), for tests. */
   now?: () => number;
@@ -72,18 +78,23 @@ export interface RuleGuardOptions {
 
 /**
  * Protects the caller from a user's slow regex. JS regexes backtrack (Rust's are linear), so a
- * pathological pattern on a big screen could take very long. Regions are capped at 64 KiB; each
- * rule's evaluation time is measured; when the sum of a rule's last `window` (default 20)
- * evaluation times exceeds `budgetMs` (default 50 ms) — one very slow evaluation is enough — the
- * rule is disabled for the life of the guard (i.e. until its manifest is reloaded) and a warning
- * is delivered through `onWarning`. A disabled rule counts as not matching.
- * One guard per loaded manifest: keys are the rules' positions.
+ * pathological pattern on a big screen could take very long. Regions are capped at 64 KiB and
+ * each rule's evaluation time is measured. A rule is disabled when 3 of its last 20
+ * evaluations took over 20 ms each, or one took over 500 ms; a warning goes to `onWarning`
+ * and a disabled rule counts as not matching. Wall time is noisy on a loaded machine (a GC
+ * pause or a preempted process looks like a slow rule), hence several samples, and a disabled
+ * rule is tried again after 5 minutes. One guard per loaded manifest: keys are the rules'
+ * positions.
  */
 export class RuleGuard {
-  readonly budgetMs: number;
+  readonly slowMs: number;
+  readonly slowCount: number;
   readonly window: number;
+  readonly hardMs: number;
+  readonly retryAfterMs: number;
   private readonly history = new Map<number, number[]>();
-  private readonly disabled = new Set<number>();
+  /** rule index → when it was disabled */
+  private readonly disabled = new Map<number, number>();
   private readonly onWarning: (message: string) => void;
   readonly now: () => number;
 
@@ -91,21 +102,30 @@ export class RuleGuard {
     private readonly label: string,
     opts: RuleGuardOptions = {},
   ) {
-    this.budgetMs = opts.budgetMs ?? 50;
+    this.slowMs = opts.slowMs ?? 20;
+    this.slowCount = opts.slowCount ?? 3;
     this.window = opts.window ?? 20;
+    this.hardMs = opts.hardMs ?? 500;
+    this.retryAfterMs = opts.retryAfterMs ?? 5 * 60_000;
     this.onWarning = opts.onWarning ?? (() => {});
     this.now = opts.now ?? (() => performance.now());
   }
 
   isDisabled(index: number): boolean {
-    return this.disabled.has(index);
+    const at = this.disabled.get(index);
+    if (at === undefined) return false;
+    if (this.now() - at < this.retryAfterMs) return true;
+    this.disabled.delete(index); // another chance, with a clean record
+    this.history.delete(index);
+    return false;
   }
 
   disabledIndexes(): number[] {
-    return [...this.disabled];
+    return [...this.disabled.keys()];
   }
 
   record(rule: CompiledRule, ms: number): void {
+    if (this.disabled.has(rule.index)) return;
     let h = this.history.get(rule.index);
     if (!h) {
       h = [];
@@ -113,12 +133,12 @@ export class RuleGuard {
     }
     h.push(ms);
     if (h.length > this.window) h.shift();
-    const total = h.reduce((a, b) => a + b, 0);
-    if (total > this.budgetMs && !this.disabled.has(rule.index)) {
-      this.disabled.add(rule.index);
+    const slow = h.filter((x) => x > this.slowMs).length;
+    if (ms > this.hardMs || slow >= this.slowCount) {
+      this.disabled.set(rule.index, this.now());
+      const why = ms > this.hardMs ? `one evaluation took ${ms.toFixed(1)} ms` : `${slow} of its last ${h.length} evaluations took over ${this.slowMs} ms`;
       this.onWarning(
-        `${this.label}: rule ${JSON.stringify(rule.id)} disabled: it took ${total.toFixed(1)} ms over its last ` +
-          `${h.length} evaluation(s) (budget ${this.budgetMs} ms); simplify its regexes and reload the manifest`,
+        `${this.label}: rule ${JSON.stringify(rule.id)} disabled for ${Math.round(this.retryAfterMs / 1000)} s: ${why}; simplify its regexes and reload the manifest`,
       );
     }
   }

@@ -53,7 +53,8 @@ export function detectText(loaded: LoadedManifest, text: string, osc: OscInputs 
   const oscProgress = osc.oscProgress ?? '';
   const full = evaluate(loaded.manifest, { text, oscTitle, oscProgress }, { guard: loaded.guard });
   let skip = full.skipStateUpdate;
-  if (!skip && (oscTitle !== '' || oscProgress !== '')) {
+  // The screen alone is judged again only when a skip rule could win there (§5.3 step 1).
+  if (!skip && (oscTitle !== '' || oscProgress !== '') && loaded.manifest.rules.some((r) => r.skipStateUpdate)) {
     skip = evaluate(loaded.manifest, { text }, { guard: loaded.guard }).skipStateUpdate;
   }
   return { ...full, skip };

@@ -2,18 +2,42 @@
 
 import type { ScreenSnapshot } from '../types.js';
 
-/** Unicode White_Space (Rust's definition; JS `trim()` differs on U+0085 and U+FEFF). */
-const WS = '\\t-\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000';
-const TRAILING_WS = new RegExp(`[${WS}]+$`, 'u');
-const LEADING_WS = new RegExp(`^[${WS}]+`, 'u');
 const KITTY_PLACEHOLDER = /\u{10EEEE}/gu;
 
+/**
+ * Unicode White_Space (Rust's definition; JS `trim()` differs on U+0085 and U+FEFF). All of
+ * them are in the BMP, so checking UTF-16 code units is exact. A scan instead of a `[…]+$`
+ * regex: the regex retries from every space of a long run, and TUI rows are mostly spaces
+ * (it was half the time of a whole evaluation).
+ */
+export function isWs(c: number): boolean {
+  return (
+    (c >= 0x09 && c <= 0x0d) ||
+    c === 0x20 ||
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}
+
 export function trimEndWs(s: string): string {
-  return s.replace(TRAILING_WS, '');
+  let end = s.length;
+  while (end > 0 && isWs(s.charCodeAt(end - 1))) end--;
+  return end === s.length ? s : s.slice(0, end);
 }
 
 export function trimWs(s: string): string {
-  return s.replace(TRAILING_WS, '').replace(LEADING_WS, '');
+  let start = 0;
+  let end = s.length;
+  while (end > 0 && isWs(s.charCodeAt(end - 1))) end--;
+  while (start < end && isWs(s.charCodeAt(start))) start++;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 
 export function isBlank(s: string): boolean {

@@ -30,6 +30,7 @@ export interface WatchedAgent {
   lastOutputAt: number;
   /** Evaluation scheduled (output is coalesced). */
   evalTimer: NodeJS.Timeout | null;
+  lastEvalAt: number;
   /** The arbiter's one pending deadline. */
   stateTimer: NodeJS.Timeout | null;
   arbiter: Arbiter;
@@ -74,6 +75,7 @@ export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
     stateSince: now,
     lastOutputAt: 0,
     evalTimer: null,
+    lastEvalAt: 0,
     stateTimer: null,
     arbiter: new Arbiter({ agent: p.agent, clock }),
     lastDetection: null,

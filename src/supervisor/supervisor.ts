@@ -70,7 +70,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   constructor(private readonly opts: SupervisorOptions) {
     super();
     this.now = opts.now ?? Date.now;
-    this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))));
+    // A light goes out a few ms after the change; redraws stay at most 4 a second.
+    this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))), 5, 250);
     this.notifier = new Notifier(opts.notify ?? { bell: true, osc: true, desktop: true }, (m) => opts.log('info', m));
     this.messages = new Messenger({
       sendLine: (cmds, done) => this.sendLine(cmds, done),
@@ -399,12 +400,18 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   // ---- state -------------------------------------------------------------------------
 
+  /**
+   * Output is coalesced: the first output after a quiet spell is judged at once (a dialog's
+   * light should not wait), a stream of output at most every EVAL_COALESCE_MS.
+   */
   private scheduleEval(a: WatchedAgent): void {
     if (a.evalTimer) return;
+    const wait = Math.max(2, a.lastEvalAt + EVAL_COALESCE_MS - this.now());
     a.evalTimer = setTimeout(() => {
       a.evalTimer = null;
+      a.lastEvalAt = this.now();
       this.evaluate(a);
-    }, EVAL_COALESCE_MS);
+    }, wait);
   }
 
   private evaluate(a: WatchedAgent): void {

@@ -90,15 +90,15 @@ describe('choosing the result', () => {
 });
 
 describe('slow-rule guard', () => {
-  it('disables a rule whose recent evaluations exceed the budget, with one warning', () => {
+  it('disables a rule after several slow evaluations, with one warning, and retries it later', () => {
     const m = manifest(rule('slow', 'contains = ["x"]', 'state = "working"') + rule('fast', 'contains = ["x"]', 'state = "idle"'));
     let t = 0;
     const warnings: string[] = [];
     // Fake clock: each reading advances 10 ms → every rule "takes" 10 ms.
-    const guard = new RuleGuard('t', { budgetMs: 25, window: 5, now: () => (t += 10), onWarning: (w) => warnings.push(w) });
+    const guard = new RuleGuard('t', { slowMs: 5, slowCount: 3, window: 5, retryAfterMs: 1_000_000, now: () => (t += 10), onWarning: (w) => warnings.push(w) });
     expect(evaluate(m, { text: 'x\n' }, { guard }).rule).toBe('slow');
     expect(evaluate(m, { text: 'x\n' }, { guard }).rule).toBe('slow');
-    // Third evaluation pushes both rules over 25 ms; from then on they are skipped.
+    // The third slow evaluation disables both rules; from then on they are skipped.
     evaluate(m, { text: 'x\n' }, { guard });
     const r = evaluate(m, { text: 'x\n' }, { guard });
     expect(r.disabledRules).toEqual(['slow', 'fast']);
@@ -106,11 +106,29 @@ describe('slow-rule guard', () => {
     expect(r.fallbackReason).toBe(FALLBACK_REASON);
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toMatch(/rule "slow" disabled/);
+    t += 2_000_000; // past the retry delay: judged afresh
+    expect(evaluate(m, { text: 'x\n' }, { guard }).rule).toBe('slow');
+  });
+
+  it('one slow evaluation (a GC pause, a preempted process) is not enough', () => {
+    const m = manifest(rule('r', 'contains = ["x"]', 'state = "working"'));
+    const samples = [1, 1, 80, 1, 1, 1];
+    let i = 0;
+    let t = 0;
+    let start = true;
+    const guard = new RuleGuard('t', {
+      now: () => {
+        t += start ? 0 : (samples[i++] ?? 1);
+        start = !start;
+        return t;
+      },
+    });
+    for (let k = 0; k < samples.length; k++) expect(evaluate(m, { text: 'x\n' }, { guard }).rule).toBe('r');
   });
   it('a real pathological regex on a huge region is bounded by the region cap and then disabled', () => {
     const m = manifest(rule('evil', "regex = ['^(\\w+\\s?)*$']", 'state = "working"'));
     const warnings: string[] = [];
-    const guard = new RuleGuard('t', { budgetMs: 1, onWarning: (w) => warnings.push(w) });
+    const guard = new RuleGuard('t', { slowMs: 1, slowCount: 1, hardMs: 1, onWarning: (w) => warnings.push(w) });
     const text = `${'a'.repeat(22)}!\n`;
     const deadline = Date.now() + 20000;
     while (warnings.length === 0 && Date.now() < deadline) evaluate(m, { text }, { guard });
