@@ -1,0 +1,160 @@
+// Per agent: its fake model server, the config that skips onboarding and points it at that
+// server (real-agents.md §2, §5, §6), and the keys that answer its dialogs.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FakeServer, Timing } from './fake/common.js';
+import { startAnthropic } from './fake/anthropic.js';
+import { startOpenAIResponses } from './fake/openai-responses.js';
+import { startOpenAIChat } from './fake/openai-chat.js';
+import type { AgentRunOptions } from './harness.js';
+import { launchAddsCodexNoDaemon } from './product.js';
+
+export interface AgentProfile {
+  agent: string;
+  startServer(opts: { logFile?: string; timing?: Partial<Timing> }): Promise<FakeServer>;
+  /** nerdr new options for this agent, given the fake server. */
+  runOptions(server: FakeServer): AgentRunOptions;
+  /** Text on the screen once the agent is ready for a prompt. */
+  readyText: RegExp;
+  /** Dialogs some versions show at startup, answered before the suite starts: [screen text, keys]. */
+  startupDialogs: [RegExp, string[]][];
+  approveKeys: string[];
+  denyKeys: string[];
+  interruptKeys: string[];
+  answerKeys: string[];
+  /** Phases this agent has nothing for (with the reason). */
+  notApplicable: Record<string, string>;
+}
+
+const write = (file: string, text: string): void => {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+};
+
+const API_KEY = 'dummy-harness-key';
+
+export const claude: AgentProfile = {
+  agent: 'claude',
+  startServer: (o) => startAnthropic(o),
+  runOptions: (server) => ({
+    agent: 'claude',
+    env: {
+      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: API_KEY,
+      DISABLE_AUTOUPDATER: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+    },
+    configure: (home, project) =>
+      write(
+        path.join(home, '.claude.json'),
+        JSON.stringify(
+          {
+            hasCompletedOnboarding: true,
+            lastOnboardingVersion: '2.1.197',
+            theme: 'dark',
+            autoUpdates: false,
+            // the last 20 characters of ANTHROPIC_API_KEY: skips "use this API key?"
+            customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
+            projects: { [project]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
+          },
+          null,
+          2,
+        ),
+      ),
+  }),
+  readyText: /\? for shortcuts/,
+  startupDialogs: [],
+  approveKeys: ['Enter'],
+  denyKeys: ['Escape'],
+  interruptKeys: ['Escape'],
+  answerKeys: ['Down', 'Enter'],
+  notApplicable: {},
+};
+
+export const codex: AgentProfile = {
+  agent: 'codex',
+  startServer: (o) => startOpenAIResponses(o),
+  runOptions: (server) => ({
+    agent: 'codex',
+    // Without --no-daemon codex leaves an app-server daemon running after its window is gone.
+    args: launchAddsCodexNoDaemon() ? [] : ['--no-daemon'],
+    env: { FAKE_API_KEY: 'dummy' },
+    configure: (home, project) =>
+      write(
+        path.join(home, '.codex', 'config.toml'),
+        [
+          'model = "gpt-fake"',
+          'model_provider = "fake"',
+          'approval_policy = "on-request"',
+          'sandbox_mode = "read-only"',
+          'check_for_update_on_startup = false',
+          '',
+          '[model_providers.fake]',
+          'name = "fake"',
+          `base_url = "${server.url}/v1"`,
+          'wire_api = "responses"',
+          'env_key = "FAKE_API_KEY"',
+          '',
+          `[projects."${project}"]`,
+          'trust_level = "trusted"',
+          '',
+          '[analytics]',
+          'enabled = false',
+          '',
+        ].join('\n'),
+      ),
+  }),
+  readyText: /\? for shortcuts|Ask Codex to do anything/,
+  // nerdr's hook wiring makes Codex ask once whether to trust the hooks: trust them all.
+  startupDialogs: [[/Hooks need review/, ['Down', 'Enter']]],
+  approveKeys: ['Enter'],
+  denyKeys: ['Escape'],
+  interruptKeys: ['Escape'],
+  answerKeys: ['Enter'],
+  notApplicable: {
+    'blocked at a question': 'Codex 0.171.0 offers its question tool (request_user_input) only in Plan mode',
+    'working after the answer, then done': 'no question in Codex default mode (see above)',
+  },
+};
+
+export const opencode: AgentProfile = {
+  agent: 'opencode',
+  startServer: (o) => startOpenAIChat(o),
+  runOptions: (server) => ({
+    agent: 'opencode',
+    env: { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' },
+    configure: (home) =>
+      write(
+        path.join(home, '.config', 'opencode', 'opencode.json'),
+        JSON.stringify(
+          {
+            autoupdate: false,
+            share: 'disabled',
+            model: 'fake/gpt-fake',
+            small_model: 'fake/gpt-fake',
+            permission: { bash: 'ask', edit: 'ask' },
+            provider: {
+              fake: {
+                npm: '@ai-sdk/openai-compatible',
+                name: 'Fake',
+                options: { baseURL: `${server.url}/v1`, apiKey: 'dummy' },
+                models: { 'gpt-fake': { name: 'gpt-fake', tool_call: true } },
+              },
+            },
+          },
+          null,
+          2,
+        ),
+      ),
+  }),
+  readyText: /ctrl\+p commands/,
+  startupDialogs: [],
+  approveKeys: ['Enter'],
+  denyKeys: ['Escape'],
+  interruptKeys: ['Escape', 'Escape'],
+  answerKeys: ['Enter'],
+  notApplicable: {},
+};

@@ -1,0 +1,135 @@
+// Fake OpenAI Chat Completions API (opencode through @ai-sdk/openai-compatible):
+// POST /v1/chat/completions with SSE, scripted by keywords. opencode sends a tool-less title
+// request first; its tools are bash, question, task, read, … (function tools).
+
+import { randomBytes } from 'node:crypto';
+import {
+  BASH_COMMAND,
+  BASH_DESCRIPTION,
+  QUESTION,
+  SLOW_WORDS,
+  SUBAGENT_DESCRIPTION,
+  SUBAGENT_PROMPT,
+  chunks,
+  isInjected,
+  scriptFor,
+  startServer,
+  type FakeServer,
+  type LoggedRequest,
+  type Script,
+  type SseResponse,
+  type Timing,
+} from './common.js';
+
+interface Message {
+  role: string;
+  content?: string | { type: string; text?: string }[] | null;
+}
+interface Body {
+  model?: string;
+  messages?: Message[];
+  tools?: { type?: string; function?: { name?: string } }[];
+}
+
+function text(m: Message): string {
+  const parts = typeof m.content === 'string' ? [m.content] : (m.content ?? []).map((c) => c.text ?? '');
+  return parts.filter((t) => t && !isInjected(t)).join('\n');
+}
+
+export function chooseScript(body: Body): Script {
+  if (!body.tools || body.tools.length === 0) return 'title';
+  const msgs = body.messages ?? [];
+  const human = msgs.map((m) => m.role === 'user' && text(m) !== '').lastIndexOf(true);
+  const tool = msgs.map((m) => m.role === 'tool').lastIndexOf(true);
+  if (tool > human) return 'after-tool';
+  return human >= 0 ? scriptFor(text(msgs[human]!)) : 'text';
+}
+
+const id = (p: string): string => `${p}_${randomBytes(8).toString('hex')}`;
+
+async function stream(req: LoggedRequest, res: SseResponse, timing: Timing): Promise<void> {
+  const body = (req.body ?? {}) as Body;
+  const script = chooseScript(body);
+  req.script = script;
+  const tools = new Set((body.tools ?? []).map((t) => t.function?.name ?? ''));
+  const completionId = id('chatcmpl');
+  const model = body.model ?? 'gpt-fake';
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): void =>
+    res.event(null, { id: completionId, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] });
+
+  const say = async (t: string, pieces = chunks(t), gapMs = 30): Promise<void> => {
+    for (const p of pieces) {
+      if (res.closed) return;
+      chunk({ content: p });
+      await res.sleep(gapMs);
+    }
+  };
+  let toolIndex = 0;
+  const call = (name: string, args: unknown): void => {
+    chunk({ tool_calls: [{ index: toolIndex++, id: id('call'), type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+  };
+
+  res.start();
+  chunk({ role: 'assistant', content: '' });
+  let finish = 'stop';
+  switch (script) {
+    case 'title':
+      await say('Harness session');
+      break;
+    case 'bash':
+      await res.sleep(timing.firstTokenMs);
+      call('bash', { command: BASH_COMMAND, description: BASH_DESCRIPTION });
+      finish = 'tool_calls';
+      break;
+    case 'question':
+      await res.sleep(timing.firstTokenMs);
+      if (tools.has('question')) {
+        call('question', { questions: [{ question: QUESTION.question, header: QUESTION.header, options: QUESTION.options }] });
+        finish = 'tool_calls';
+      } else await say('(fake model: this agent offers no question tool)');
+      break;
+    case 'subagent':
+      await res.sleep(timing.firstTokenMs);
+      if (tools.has('task')) {
+        call('task', { description: SUBAGENT_DESCRIPTION, prompt: SUBAGENT_PROMPT, subagent_type: 'general' });
+        finish = 'tool_calls';
+      } else await say('(fake model: this agent offers no subagent tool)');
+      break;
+    case 'subagent-child': {
+      const pieces = chunks('Hello from the harness subagent. '.repeat(4), 8);
+      await res.sleep(1000);
+      await say(pieces.join(''), pieces, Math.max(10, Math.floor(timing.childMs / pieces.length)));
+      break;
+    }
+    case 'slow-start':
+      await res.sleep(timing.slowStartMs);
+      await say('Finally, the first words.');
+      break;
+    case 'slow': {
+      await res.sleep(1000);
+      const t = SLOW_WORDS.repeat(3);
+      await say(t, chunks(t, Math.ceil(t.length / timing.slowChunks)), timing.slowChunkMs);
+      break;
+    }
+    case 'after-tool':
+      await res.sleep(timing.firstTokenMs);
+      await say('Done. The harness step finished.');
+      break;
+    default:
+      await res.sleep(timing.firstTokenMs);
+      await say('Hello from the fake model.');
+  }
+  if (res.closed) return;
+  chunk({}, finish);
+  res.event(null, { id: completionId, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [], usage: { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 } });
+  res.event(null, '[DONE]');
+}
+
+export function startOpenAIChat(opts: { logFile?: string; timing?: Partial<Timing> } = {}): Promise<FakeServer> {
+  let server: FakeServer;
+  return startServer(async (req, res) => {
+    const path = req.path.split('?')[0];
+    if (req.method === 'POST' && path === '/v1/chat/completions') return stream(req, res, server.timing);
+    res.json(404, { error: { type: 'not_found', message: `fake server: nothing at ${req.method} ${req.path}` } });
+  }, opts).then((s) => (server = s));
+}
