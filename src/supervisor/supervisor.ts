@@ -204,6 +204,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         a.name = p.name;
         a.windowId = p.windowId;
         if (p.dead !== a.dead) this.setDead(a, p.dead, p.deadStatus);
+        // tmux 3.3a sometimes learns an exit status late (helper finding): take it when it comes
+        else if (a.dead && !a.deadStatus && p.deadStatus) {
+          a.deadStatus = p.deadStatus;
+          this.emit('change', a);
+        }
       }
     }
     for (const line of links) this.sendLine([line], () => undefined);

@@ -13,6 +13,8 @@ export interface Reply {
   lines: Buffer[];
 }
 
+const QUEUEING = /^(if-shell|if|run-shell|run|source-file|source|confirm-before|confirm|command-prompt)\b/;
+
 export function replyText(reply: Reply): string {
   return reply.lines.map((l) => l.toString('utf8')).join('\n');
 }
@@ -89,6 +91,8 @@ export class ControlClient extends EventEmitter<ControlClientEvents> {
     }
     for (const c of commands) {
       if (/[\n\r]/.test(c)) throw new Error(`a tmux command line may not contain a line break: ${JSON.stringify(c)}`);
+      // these queue further commands on this client, whose extra replies would break FIFO matching
+      if (QUEUEING.test(c)) throw new Error(`not sent on the control channel (it queues more commands): ${c.split(' ')[0]}`);
     }
     if (this.closed) {
       onDone(commands.map(() => ({ ok: false, skipped: true, lines: [Buffer.from('control client closed')] })));

@@ -187,9 +187,9 @@ describe.skipIf(!tmuxAvailable)('ControlClient on real tmux', () => {
       clients.push(c);
       expect(await c.run(command('display', '-p', 'up'))).toBe('up');
       const exited = new Promise<string>((resolve) => c.once('exit', resolve));
-      const inFlight = c.send([command('run-shell', 'sleep 5')]);
+      const inFlight = c.send([command('wait-for', 'nerdr-test-never-signalled')]);
       await other.tmux('kill-server');
-      // tmux 3.3a ends the run-shell with an empty %end as the server goes; either way it is answered
+      // the blocked wait-for is answered (or failed) as the server goes; either way it is answered
       expect(await inFlight).toHaveLength(1);
       await exited;
       expect(c.isClosed).toBe(true);
@@ -198,6 +198,15 @@ describe.skipIf(!tmuxAvailable)('ControlClient on real tmux', () => {
     } finally {
       await other.stop();
     }
+  });
+
+  it('refuses commands that queue further commands (their extra replies would break matching)', () => {
+    const c = new ControlClient(srv.socketPath, 'user');
+    clients.push(c);
+    expect(() => c.sendWith([command('if-shell', '-F', '1', 'display -p x')], () => undefined)).toThrow(/queues more commands/);
+    expect(() => c.sendWith([command('run-shell', 'true')], () => undefined)).toThrow(/queues more commands/);
+    // an if-shell inside an argument (a hook's command) is only text
+    expect(() => c.sendWith([command('set-hook', '-t', 'user:', 'client-attached', "if-shell -F 1 ''")], () => undefined)).not.toThrow();
   });
 
   it('attaching to a session that does not exist ends with exit and fails what was queued', async () => {
