@@ -34,7 +34,7 @@ export function register(program: Command): void {
         cmd.parent!.setOptionValue('L', DEMO_SERVER);
         const sock = resolveSocket({ name: DEMO_SERVER });
         if (!(await serverRunning(sock))) {
-          await tmuxOk(sock, ['new-session', '-d', '-s', DEMO_SESSION, '-x', '160', '-y', '45']);
+          await tmuxOk(sock, ['new-session', '-d', '-s', DEMO_SESSION, '-x', '160', '-y', '45'], { startServer: true });
           await tmuxOk(sock, ['set-option', '-g', 'status-right-length', '80']);
         }
         target = DEMO_SESSION;

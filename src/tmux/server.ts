@@ -45,12 +45,15 @@ export interface TmuxResult {
   stderr: string;
 }
 
-/** Runs `tmux -N -S socket args…` once. Arguments are argv, never a shell string. */
-export function tmux(socketPath: string, args: string[], opts: { input?: string } = {}): Promise<TmuxResult> {
+/**
+ * Runs `tmux -N -S socket args…` once. Arguments are argv, never a shell string. `-N` keeps a
+ * command from starting a server by accident; `startServer` leaves it out (new-session).
+ */
+export function tmux(socketPath: string, args: string[], opts: { input?: string; startServer?: boolean } = {}): Promise<TmuxResult> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       'tmux',
-      ['-N', '-S', socketPath, ...args],
+      [...(opts.startServer ? [] : ['-N']), '-S', socketPath, ...args],
       { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
       (err, stdout, stderr) => {
         if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -66,8 +69,8 @@ export function tmux(socketPath: string, args: string[], opts: { input?: string 
 }
 
 /** Like tmux(), but a non-zero exit becomes an error carrying tmux's own words. */
-export async function tmuxOk(socketPath: string, args: string[]): Promise<string> {
-  const r = await tmux(socketPath, args);
+export async function tmuxOk(socketPath: string, args: string[], opts: { startServer?: boolean } = {}): Promise<string> {
+  const r = await tmux(socketPath, args, opts);
   if (r.code !== 0) throw new NerdrError(`tmux ${args[0]} failed: ${r.stderr.trim() || `exit ${r.code}`}`);
   return r.stdout;
 }
