@@ -95,7 +95,9 @@ export async function call<T>(cmd: Command, method: string, params: unknown = {}
 export async function callerSession(sock: string, explicit: string | undefined): Promise<string> {
   const { tmux } = await import('../tmux/server.js');
   if (explicit) {
-    const r = await tmux(sock, ['display', '-p', '-t', explicit, '#{session_id}']);
+    // `-t demo` alone would also match a window named demo-… in another session
+    const target = explicit.startsWith('$') ? `${explicit}:` : `=${explicit}:`;
+    const r = await tmux(sock, ['display', '-p', '-t', target, '#{session_id}']);
     if (r.code !== 0) throw new NerdrError(`no tmux session "${explicit}"`, 'list sessions with `tmux ls`');
     return r.stdout.trim();
   }

@@ -195,9 +195,19 @@ describe.skipIf(!tmuxAvailable)('foundation: one tmux server, the real CLI', () 
     expect(r).toMatchObject({ name: 'cmdtest', agent: 'unknown' });
   });
 
-  // BUG (product): the socket server sanitizes every request param (socket/server.ts → sanitize():
-  // \t \n \r become spaces), so nerdr.new's argv loses its line breaks and a multi-line --cmd
-  // runs as one mangled line. `.fails` keeps the suite green until it is fixed; then drop it.
+  it('-t SESSION names the session exactly, even when a window name starts with it', async () => {
+    // `tmux display -t user` would also match a window called user-… (in _nerdr too)
+    const a = await newAgent(env, '-d', '-t', 'user', '--name', 'user-one', '--cmd', 'exec sleep 300');
+    const b = await newAgent(env, '-d', '-t', 'user', '--name', 'user-two', '--cmd', 'exec sleep 300');
+    for (const id of [a, b]) {
+      const r = await waitFor(() => row(env, id), { what: `window ${id} in ls` });
+      expect(r.sessions).toEqual(['user']);
+    }
+    const links = await env.tmuxOk('list-windows', '-a', '-F', '#{session_name} #{window_id}');
+    for (const id of [a, b]) expect(links.split('\n').filter((l) => l.endsWith(` ${id}`)).sort()).toEqual([`_nerdr ${id}`, `user ${id}`]);
+  });
+
+  // The socket used to clean every request of control characters, flattening this script.
   it('--cmd holding a line break and a tab runs as the multi-line script it is', async () => {
     const script = 'echo first-line\necho "second\tline"\nexec sleep 300';
     const id = await newAgent(env, '-d', '--name', 'multiline', '--cmd', script);
