@@ -19,6 +19,7 @@ import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } fr
 import { LightsWriter, glyphsFrom, looksFromOptions, parseShowOptions } from './lights.js';
 import { Messenger } from './messages.js';
 import { QueueStore } from '../store/queue.js';
+import { SessionStore, type SavedWindow } from '../store/sessions.js';
 import { Notifier, type ClientView, type NotifyChannels } from './notify.js';
 import path from 'node:path';
 import type { Logger } from './log.js';
@@ -58,6 +59,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private viewCheckRunning = false;
   readonly messages: Messenger;
   readonly notifier: Notifier;
+  private readonly sessions: SessionStore;
+  private saveTimer: NodeJS.Timeout | null = null;
+  /** Sessions saved by this supervisor: one that loses its last agent is saved empty. */
+  private readonly savedSessions = new Set<string>();
   private stopping = false;
   private readonly now: () => number;
   ready = false;
@@ -72,6 +77,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.now = opts.now ?? Date.now;
     // A light goes out a few ms after the change; redraws stay at most 4 a second.
     this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))), 5, 250);
+    this.sessions = new SessionStore(path.join(opts.stateDir, 'sessions'), { log: opts.log });
+    this.on('change', () => this.scheduleSave());
     this.notifier = new Notifier(opts.notify ?? { bell: true, osc: true, desktop: true }, (m) => opts.log('info', m));
     this.messages = new Messenger({
       sendLine: (cmds, done) => this.sendLine(cmds, done),
@@ -200,9 +207,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         if (!p.inHidden) links.push(command('link-window', '-d', '-s', p.windowId, '-t', `=${HIDDEN_SESSION}:`));
         this.snapshot(a);
       } else {
+        const moved = a.name !== p.name || JSON.stringify(a.links) !== JSON.stringify(p.links);
         a.links = p.links;
         a.name = p.name;
         a.windowId = p.windowId;
+        if (moved) this.emit('change', a);
         if (p.dead !== a.dead) this.setDead(a, p.dead, p.deadStatus);
         // tmux 3.3a sometimes learns an exit status late (helper finding): take it when it comes
         else if (a.dead && !a.deadStatus && p.deadStatus) {
@@ -478,6 +487,50 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.lights.set(a.windowId, { state: a.state, kind: a.background ? 'background' : a.state, suffix: this.messages.suffix(a) });
   }
 
+  // ---- saved sessions (for nerdr restore) -------------------------------------------------
+
+  private scheduleSave(): void {
+    if (this.saveTimer || this.stopping) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = null;
+      if (this.ready && !this.stopping) this.saveSessions();
+    }, 1000);
+  }
+
+  /** Writes every user session's agent windows (coalesced; the store keeps snapshots). */
+  saveSessions(): void {
+    const bySession = new Map<string, SavedWindow[]>();
+    for (const s of this.savedSessions) bySession.set(s, []);
+    for (const a of this.agents.values()) {
+      const v = a.arbiter.view();
+      for (const l of a.links) {
+        const list = bySession.get(l.session) ?? [];
+        list.push({
+          agent: a.agent,
+          name: a.name,
+          index: l.index,
+          cwd: a.cwd,
+          args: a.args,
+          argv: a.argv,
+          conversationId: v.conversationId,
+          conversationFrom: v.conversationFrom,
+          queue: this.messages.queue(a).messages.map((m) => ({ ...m })),
+        });
+        bySession.set(l.session, list);
+      }
+    }
+    const savedAt = new Date(this.now()).toISOString();
+    for (const [session, windows] of bySession) {
+      try {
+        windows.sort((x, y) => x.index - y.index);
+        this.sessions.save({ version: 1, server: this.opts.tmuxSocket, session, savedAt, windows });
+        this.savedSessions.add(session);
+      } catch (err) {
+        this.log('error', `cannot save session ${session}: ${(err as Error).message}`);
+      }
+    }
+  }
+
   // ---- notifications ---------------------------------------------------------------------
 
   /** Tells the user an agent needs them, unless a client shows its window. */
@@ -663,6 +716,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.stopping = true;
     if (this.scanTimer) clearTimeout(this.scanTimer);
     if (this.viewTimer) clearTimeout(this.viewTimer);
+    if (this.saveTimer) clearTimeout(this.saveTimer);
     for (const a of this.agents.values()) {
       if (a.probeTimer) clearTimeout(a.probeTimer);
       if (a.evalTimer) clearTimeout(a.evalTimer);
