@@ -156,6 +156,23 @@ export class AgentRun {
     await this.remember();
   }
 
+  /** Ends the tmux server (the agent and the supervisor with it) and starts an empty one on the same socket. */
+  async restartServer(): Promise<void> {
+    await this.remember();
+    await this.tmux('kill-server');
+    const gone = await until(async () => ((await this.tmux('list-sessions')).code !== 0 ? true : undefined), 10_000);
+    if (!gone) throw new Error('the tmux server did not end');
+    const s = await run('tmux', ['-L', this.socketName, '-f', '/dev/null', 'new-session', '-d', '-s', 'work', '-x', '120', '-y', '40', '-c', this.project, 'sh'], this.env);
+    if (s.code !== 0) throw new Error(`tmux new-session failed: ${s.stderr}`);
+    await this.remember();
+  }
+
+  /** Follows another window of the same agent (after a restore). */
+  follow(row: Row): void {
+    this.window = row.window;
+    this.pane = row.pane;
+  }
+
   /** Notes the pids of the tmux server, the supervisor and every marked process, for cleanup. */
   async remember(): Promise<void> {
     const r = await this.tmux('display', '-p', '#{pid}');

@@ -24,7 +24,8 @@ export interface ScenarioOptions {
   ownConversationId(requests: LoggedRequest[]): string | null;
 }
 
-const STARTUP_MS = 60_000;
+// opencode npm-installs @opencode-ai/plugin into nerdr's plugin folder at its first start
+const STARTUP_MS = 150_000;
 const TURN_MS = 45_000;
 
 /** The first request with this script that has started (and optionally is still running). */
@@ -120,6 +121,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       if (!ready) {
         const s = await agent.capture();
         agent.save('startup-failed', s);
+        results.push({ phase: 'startup', outcome: 'fail', note: `no prompt within ${STARTUP_MS} ms (screen in screens/${profile.agent}/startup-failed.txt)` });
         throw new Error(`${profile.agent} did not reach its prompt within ${STARTUP_MS} ms\n---- screen ----\n${s.plain}\n---- explain ----\n${await agent.explain()}`);
       }
       started = true;
@@ -281,7 +283,27 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
 
     phase('nerdr restore resumes the conversation', async (_ctx, pending) => {
       if (!hasCommand('restore')) pending('`nerdr restore` does not exist yet');
-      pending('`nerdr restore` exists, but this suite does not drive it yet: add the phase');
+      await settle();
+      const before = await agent.row();
+      const own = options.ownConversationId(server.requests);
+      if (!before?.conversationId) throw new Error('nerdr has no conversation id to restore');
+      // the tmux server goes away with the agent in it, then `nerdr restore` brings the window back
+      await agent.restartServer();
+      const r = await agent.nerdr('restore');
+      notes.push(`nerdr restore: exit ${r.code}: ${(r.stdout + r.stderr).trim().split('\n').slice(0, 3).join(' / ')}`);
+      if (r.code !== 0) throw new Error(`nerdr restore failed (${r.code}): ${r.stderr || r.stdout}`);
+      const row = await until(async () => (await agent.rows().catch(() => [])).find((x) => x.agent === profile.agent), 30_000, 250);
+      if (!row) throw new Error('no agent window after nerdr restore');
+      agent.follow(row);
+      await agent.remember();
+      await agent.expectState('restored-idle', ['idle', 'done'], STARTUP_MS);
+      const t = Date.now();
+      await agent.prompt('Hello again after restore');
+      const next = await until(async () => server.requests.find((x) => x.at >= t && x.script === 'text'), TURN_MS, 200);
+      if (!next) throw new Error('the restored agent sent no request for the new prompt');
+      const resumed = options.ownConversationId(server.requests.filter((x) => x.at >= t));
+      if (resumed !== own) throw new Error(`the restored agent talks in conversation ${resumed}, not ${own}: it was not resumed`);
+      await agent.expectState('restored-done', ['done'], TURN_MS);
     });
   });
 }
