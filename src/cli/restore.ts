@@ -202,6 +202,7 @@ async function createOne(cmd: Command, w: PlannedWindow, res: WindowResult): Pro
     res.conversationId = null;
   }
   const plan = await planLaunch(w.agent, args, cwd, true);
+  for (const n of plan.notes) process.stderr.write(`nerdr: ${w.session}:${w.name}: ${n}\n`);
   let argv = plan.argv;
   const installed = onPath(argv[0]!);
   if (!installed) {

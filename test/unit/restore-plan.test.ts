@@ -181,3 +181,28 @@ describe('idempotence and places', () => {
     expect(plan.windows.map((w) => w.index)).toEqual([0, 2, 4]);
   });
 });
+
+describe('what restore does at run time', () => {
+  it('recognises "conversation not found" screens per agent, not ordinary text', async () => {
+    const { notFoundOnScreen } = await import('../../src/cli/restore.js');
+    expect(notFoundOnScreen('claude', `x\nNo conversation found with session ID: ${ID}\n`)).toBe(`No conversation found with session ID: ${ID}`);
+    expect(notFoundOnScreen('opencode', 'Error: Session not found\n')).toBe('Error: Session not found');
+    expect(notFoundOnScreen('codex', 'Error: No saved session found with ID abc\n')).toMatch(/No saved session/);
+    expect(notFoundOnScreen('claude', '> run ls\nbash: foo: command not found\n')).toBeNull();
+  });
+
+  it('a missing agent: the window says so and waits; the argv is data, never shell text', async () => {
+    const { missingArgv } = await import('../../src/cli/restore.js');
+    const { spawnSync } = await import('node:child_process');
+    const hostile = ['no-such-agent-xyz', '--resume', `$(touch /tmp/pwned-${process.pid}); 'x"`];
+    const argv = missingArgv('claude', hostile);
+    expect(argv.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+    expect(argv[2]).not.toContain('no-such-agent-xyz');
+    const r = spawnSync(argv[0]!, argv.slice(1), { input: '', encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+    expect(r.stdout).toMatch(/nerdr: claude is not installed \(no "no-such-agent-xyz" on PATH\); install it and press Enter to retry/);
+    expect(r.status).toBe(1); // stdin closed: gives up instead of looping
+    // once the program is there, it runs with the argv as given
+    const ok = spawnSync('/bin/sh', ['-c', argv[2]!, 'nerdr-restore', 'claude', 'printf', '%s|', 'a b', '$HOME'], { input: '', encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+    expect(ok.stdout).toBe('a b|$HOME|');
+  });
+});
