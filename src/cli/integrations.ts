@@ -24,7 +24,7 @@ const FILES: Record<string, FileIntegration> = { opencode: opencodeFiles, copilo
 const LAUNCH_WIRING: Record<string, string> = {
   claude: '--settings <state>/launch/claude/settings-*.json + --session-id',
   codex: '--no-daemon + -c hooks.<Event>=… (only once codex trusts them; else -c notify=…)',
-  opencode: 'OPENCODE_CONFIG_DIR=<state>/launch/opencode (plugins/nerdr.js)',
+  opencode: 'OPENCODE_CONFIG_CONTENT plugin file://<state>/launch/opencode/nerdr.js',
   copilot: '--plugin-dir <state>/launch/copilot/plugin-* + --session-id',
   gemini: 'GEMINI_CLI_SYSTEM_DEFAULTS_PATH=<state>/launch/gemini/system-defaults-*.json + --session-id',
 };

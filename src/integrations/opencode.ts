@@ -1,8 +1,9 @@
-// opencode: nerdr's plugin (hooks/opencode/nerdr.js) loaded for this launch only through
-// OPENCODE_CONFIG_DIR, an *extra* config directory: the user's ~/.config/opencode, the project's
-// .opencode folders and opencode.json all still apply (agent-hooks.md §3). The plugin is copied into
-// <state>/launch/opencode/plugins/ — opencode may write package files into a config dir, so the
-// package's own folder is never handed to it.
+// opencode: nerdr's plugin (hooks/opencode/nerdr.js) loaded for this launch only, named by a
+// file:// URL in OPENCODE_CONFIG_CONTENT (inline config merged over the user's own: their
+// ~/.config/opencode, the project's .opencode folders and opencode.json all still apply,
+// agent-hooks.md §3). Not through an extra OPENCODE_CONFIG_DIR: opencode npm-installs its plugin
+// SDK into every config dir that has plugins, which needs the registry and once kept the screen
+// blank for a minute (conformance suite). The plugin imports only node builtins.
 //   home      ~/.config/opencode/plugins/nerdr.js ($XDG_CONFIG_HOME)
 //   worktree  <cwd>/.opencode/plugins/nerdr.js, kept out of git
 
@@ -55,23 +56,18 @@ export function planOpencode(p: PlanInput): LaunchPlan {
     notes.push(...r.notes);
     files.push(...r.files);
   } else {
-    const dir = path.join(ctx.stateDir, 'launch', 'opencode');
-    const plugin = path.join(dir, 'plugins', 'nerdr.js');
+    const plugin = path.join(ctx.stateDir, 'launch', 'opencode', 'nerdr.js');
     writeIfChanged(plugin, source);
     files.push(plugin);
-    if (!userEnv.OPENCODE_CONFIG_DIR) env.OPENCODE_CONFIG_DIR = dir;
-    else {
-      // The user has a config dir of their own: keep it, and add the plugin through inline config.
-      const spec = `file://${plugin}`;
-      const inline = userEnv.OPENCODE_CONFIG_CONTENT;
-      const parsed = inline === undefined ? {} : parseJson(inline);
-      if (!isObj(parsed)) {
-        notes.push('OPENCODE_CONFIG_DIR and OPENCODE_CONFIG_CONTENT are both yours: nerdr\'s plugin not added; read from the screen');
-        return { argv, env, notes, wiring: 'off', files };
-      }
-      const plugins = Array.isArray(parsed['plugin']) ? (parsed['plugin'] as unknown[]) : [];
-      env.OPENCODE_CONFIG_CONTENT = JSON.stringify({ ...parsed, plugin: [...plugins, spec] });
+    const spec = `file://${plugin}`;
+    const inline = userEnv.OPENCODE_CONFIG_CONTENT;
+    const parsed = inline === undefined ? {} : parseJson(inline);
+    if (!isObj(parsed)) {
+      notes.push('your OPENCODE_CONFIG_CONTENT is not a JSON object: nerdr\'s plugin not added; read from the screen');
+      return { argv, env, notes, wiring: 'off', files };
     }
+    const plugins = Array.isArray(parsed['plugin']) ? (parsed['plugin'] as unknown[]) : [];
+    env.OPENCODE_CONFIG_CONTENT = JSON.stringify({ ...parsed, plugin: [...plugins, spec] });
   }
   env.NERDR_OPENCODE_PLUGIN = '1';
   return { argv, env, notes, wiring: p.mode, files };

@@ -42,12 +42,12 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('opencode', () => {
-  it('launch: the plugin copied under <state>/launch/opencode and named by OPENCODE_CONFIG_DIR; user config untouched', async () => {
+  it('launch: the plugin copied under <state>/launch/opencode and named in OPENCODE_CONFIG_CONTENT (no extra config dir, whose plugin SDK opencode would npm-install); user config untouched', async () => {
     const plan = await launchPlan('opencode', ['--model', 'x'], ctx());
     expect(plan.argv).toEqual(['opencode', '--model', 'x']);
-    const dir = path.join(root, 'state', 'launch', 'opencode');
-    expect(plan.env).toEqual({ OPENCODE_CONFIG_DIR: dir, NERDR_OPENCODE_PLUGIN: '1' });
-    expect(read(path.join(dir, 'plugins', 'nerdr.js'))).toBe(read(path.join(packageRoot, 'hooks', 'opencode', 'nerdr.js')));
+    const file = path.join(root, 'state', 'launch', 'opencode', 'nerdr.js');
+    expect(plan.env).toEqual({ OPENCODE_CONFIG_CONTENT: JSON.stringify({ plugin: [`file://${file}`] }), NERDR_OPENCODE_PLUGIN: '1' });
+    expect(read(file)).toBe(read(path.join(packageRoot, 'hooks', 'opencode', 'nerdr.js')));
     // nothing that would replace the user's own config (OPENCODE_CONFIG, DISABLE_PROJECT_CONFIG)
     expect(Object.keys(plan.env).some((k) => /OPENCODE_CONFIG$|DISABLE/.test(k))).toBe(false);
     expect(existsSync(path.join(home, '.config'))).toBe(false);
@@ -56,7 +56,7 @@ describe('opencode', () => {
   it('a user OPENCODE_CONFIG_DIR is kept: the plugin comes through OPENCODE_CONFIG_CONTENT, merged with theirs', async () => {
     const plan = await launchPlan('opencode', [], ctx({ env: { HOME: home, OPENCODE_CONFIG_DIR: '/mine', OPENCODE_CONFIG_CONTENT: '{"plugin":["x"],"model":"m"}' } }));
     expect(plan.env.OPENCODE_CONFIG_DIR).toBeUndefined();
-    expect(JSON.parse(plan.env.OPENCODE_CONFIG_CONTENT!)).toEqual({ plugin: ['x', `file://${path.join(root, 'state', 'launch', 'opencode', 'plugins', 'nerdr.js')}`], model: 'm' });
+    expect(JSON.parse(plan.env.OPENCODE_CONFIG_CONTENT!)).toEqual({ plugin: ['x', `file://${path.join(root, 'state', 'launch', 'opencode', 'nerdr.js')}`], model: 'm' });
   });
 
   it('--pure and --no-hooks: no plugin', async () => {
