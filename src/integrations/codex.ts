@@ -287,7 +287,13 @@ export async function planCodex(p: PlanInput): Promise<LaunchPlan> {
   const plain = (): LaunchPlan => ({ argv: [...p.command, ...args], env: {}, notes, wiring: 'off', files: [] });
   const sub = args[0] !== undefined && SUBCOMMANDS.has(args[0]) ? args[0] : undefined;
   if (sub !== undefined && !TUI_SUBCOMMANDS.has(sub)) return plain();
-  if (p.mode === 'off') return plain();
+  if (p.mode === 'off') {
+    // even without hooks the TUI stays off the shared app-server daemon: nerdr stops it by pid
+    const at = sub !== undefined ? 2 : 1;
+    const argv = [...p.command, ...args];
+    if (!hasFlag(args, ['--no-daemon'])) argv.splice(p.command.length + at - 1, 0, '--no-daemon');
+    return { argv, env: {}, notes, wiring: 'off', files: [] };
+  }
   if (flagValue(args, ['--remote']) !== undefined) {
     notes.push('codex --remote runs hooks in the remote app server: not wired, read from the screen');
     return plain();

@@ -146,9 +146,10 @@ describe('codex launch plan and trust', () => {
     expect(rem.argv).toEqual(['codex', '--remote', 'unix://']);
   });
 
-  it('--no-hooks: codex started as given', async () => {
-    const plan = await launchPlan('codex', ['x'], ctx([], { hooks: false }));
-    expect(plan.argv).toEqual(['codex', 'x']);
+  it('--no-hooks: no hooks, but still off the shared daemon (nerdr stops codex by pid)', async () => {
+    expect((await launchPlan('codex', ['x'], ctx([], { hooks: false }))).argv).toEqual(['codex', '--no-daemon', 'x']);
+    expect((await launchPlan('codex', ['resume', 'ID'], ctx([], { hooks: false }))).argv).toEqual(['codex', 'resume', '--no-daemon', 'ID']);
+    expect((await launchPlan('codex', ['--no-daemon'], ctx([], { hooks: false }))).argv).toEqual(['codex', '--no-daemon']);
   });
 
   it('an app server that fails means no hooks, not a failed launch', async () => {
