@@ -16,6 +16,7 @@ import { checkTmuxVersion, resolveSocket, serverRunning, tmux } from '../tmux/se
 import { argvSafe } from '../tmux/quote.js';
 import { call, globalOpts } from './context.js';
 import { onPath, planLaunch } from './new.js';
+import { AGENTS } from '../integrations/agents.js';
 import { printJson, table } from './print.js';
 import type { AgentRow } from '../supervisor/api.js';
 
@@ -66,13 +67,20 @@ export function missingArgv(agent: string, argv: string[]): string[] {
   return ['/bin/sh', '-c', MISSING_SCRIPT, 'nerdr-restore', agent, ...argv];
 }
 
-/** The tmux server: -L / -S / $TMUX, else (outside tmux) the default socket. */
+/**
+ * The tmux server: -L / -S / $TMUX, else (outside tmux) the default socket — which is then
+ * set as the root's -S, so every later call (context.ts) talks to that same server.
+ */
 function restoreSocket(cmd: Command): string {
   const g = globalOpts(cmd);
   try {
     return resolveSocket({ name: g.L, socket: g.S });
   } catch {
-    return resolveSocket({ name: 'default' });
+    const sock = resolveSocket({ name: 'default' });
+    let root = cmd;
+    while (root.parent) root = root.parent;
+    root.setOptionValue('S', sock);
+    return sock;
   }
 }
 
@@ -201,7 +209,14 @@ async function createOne(cmd: Command, w: PlannedWindow, res: WindowResult): Pro
     res.resume = 'fresh';
     res.conversationId = null;
   }
-  const plan = await planLaunch(w.agent, args, cwd, true);
+  let plan: { argv: string[]; env: Record<string, string>; conversationId?: string; notes: string[] };
+  if (AGENTS[w.agent]) plan = await planLaunch(w.agent, args, cwd, true);
+  else if (w.saved.argv.length > 0) {
+    // not a known agent (a `nerdr new --cmd` window): its saved command runs again as it was
+    plan = { argv: w.saved.argv, env: {}, notes: [] };
+    res.resume = 'fresh';
+    note = 'the saved command was started again';
+  } else throw new NerdrError(`${w.agent} is not an agent nerdr can start, and no command was saved for ${w.name}`);
   for (const n of plan.notes) process.stderr.write(`nerdr: ${w.session}:${w.name}: ${n}\n`);
   let argv = plan.argv;
   const installed = onPath(argv[0]!);
@@ -240,7 +255,7 @@ async function createOne(cmd: Command, w: PlannedWindow, res: WindowResult): Pro
 
 /** A resume that failed at once (exited, or "not found" on screen) becomes a new conversation in the same window. */
 async function checkResume(cmd: Command, w: PlannedWindow, res: WindowResult): Promise<void> {
-  if (!res.window || !res.installed || res.resume === 'fresh') return;
+  if (!res.window || !res.installed || res.resume === 'fresh' || !AGENTS[w.agent]) return;
   const outcome = await waitOutcome(cmd, res.window);
   if (outcome === 'gone') return;
   const text = await screen(cmd, res.window);
@@ -298,9 +313,9 @@ async function dryRun(plans: SessionPlan[], json: boolean | undefined): Promise<
       if (w.action === 'skip') res.action = 'skipped';
       else {
         // hooks off: the argv without nerdr's wiring, and nothing written
-        const plan = await planLaunch(w.agent, w.args, isDir(w.cwd) ? w.cwd : os.homedir(), false);
+        const plan = AGENTS[w.agent] ? await planLaunch(w.agent, w.args, isDir(w.cwd) ? w.cwd : os.homedir(), false) : { argv: w.saved.argv };
         res.argv = plan.argv;
-        res.installed = onPath(plan.argv[0]!);
+        res.installed = plan.argv.length > 0 && onPath(plan.argv[0]!);
       }
       results.push(res);
     }

@@ -141,6 +141,11 @@ describe.skipIf(!tmuxAvailable)('nerdr restore after the tmux server is gone', (
       const s = JSON.parse(readFileSync(path.join(sessionsDir, `${sessionBase(env.socketPath, 'user')}.json`), 'utf8')) as SavedSession;
       expect(s.windows).toHaveLength(5);
     }
+    // an agent that is not installed here (no copilot on PATH): its window waits for it
+    const sideFile = path.join(sessionsDir, `${sessionBase(env.socketPath, 'side')}.json`);
+    const side = JSON.parse(readFileSync(sideFile, 'utf8')) as SavedSession;
+    side.windows.push({ agent: 'copilot', name: 'eta', index: 3, cwd: dirs.p1!, args: ['--model', 'gpt-x'], argv: [], conversationId: 'c0ffee00-2222-4333-8444-555555555555', conversationFrom: 'hook', queue: [] });
+    writeFileSync(sideFile, JSON.stringify(side));
     // a corrupt file for another session: kept aside, the rest restores
     const ghost = path.join(sessionsDir, `${sessionBase(env.socketPath, 'ghost')}.json`);
     writeFileSync(ghost, '{"version":1,"server":');
@@ -164,16 +169,25 @@ describe.skipIf(!tmuxAvailable)('nerdr restore after the tmux server is gone', (
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(ghost)).toBe(false);
     expect(readdirSync(sessionsDir).some((n) => n.startsWith(`${sessionBase(env.socketPath, 'ghost')}.broken-`))).toBe(true);
-    const out = JSON.parse(r.stdout) as { windows: { name: string; action: string; resumeFailed: string | null }[] };
+    const out = JSON.parse(r.stdout) as { windows: { name: string; action: string; resumeFailed: string | null; installed: boolean; argv: string[] }[] };
     expect(out.windows.map((w) => [w.name, w.action]).sort()).toEqual(
-      ['alpha', 'beta', 'delta', 'epsilon', 'gamma', 'zeta'].map((n) => [n, 'created']),
+      ['alpha', 'beta', 'delta', 'epsilon', 'eta', 'gamma', 'zeta'].map((n) => [n, 'created']),
     );
+    const eta = out.windows.find((w) => w.name === 'eta')!;
+    expect(eta.installed).toBe(false);
+    expect(eta.argv.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+    expect(eta.argv).toEqual(expect.arrayContaining(['copilot', '--resume=c0ffee00-2222-4333-8444-555555555555', '--model', 'gpt-x']));
+    await waitFor(async () => {
+      const t = await env.nerdr('read', 'eta');
+      return t.code === 0 && /copilot is not installed/.test(t.stdout);
+    }, { what: 'the missing-agent message in eta' });
+    expect((await env.tmuxOk('display', '-p', '-t', '=side:3', '#{window_name}')).trim()).toBe('eta');
     expect(out.windows.find((w) => w.name === 'beta')!.resumeFailed).toMatch(/No conversation found/);
 
     const after = await waitFor(async () => {
       const rows = await env.lsJson();
-      return rows.length === 6 && rows;
-    }, { what: 'six restored agents' });
+      return rows.length === 7 && rows;
+    }, { what: 'seven restored agents' });
     for (const b of before) {
       const a = after.find((x) => x.name === b.name);
       expect(a, b.name).toBeDefined();
@@ -219,9 +233,9 @@ describe.skipIf(!tmuxAvailable)('nerdr restore after the tmux server is gone', (
     const r = await env.nerdrWith(['restore', '--json'], { timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { windows: { action: string }[] };
-    expect(out.windows.map((w) => w.action)).toEqual(Array(6).fill('skipped'));
+    expect(out.windows.map((w) => w.action)).toEqual(Array(7).fill('skipped'));
     expect(launches()).toHaveLength(n);
-    expect(await env.lsJson()).toHaveLength(6);
+    expect(await env.lsJson()).toHaveLength(7);
   }, 60_000);
 });
 
