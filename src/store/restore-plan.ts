@@ -290,7 +290,9 @@ export function planRestore(saved: SavedSession[], ctx: PlanContext): SessionPla
         }
         reason = cont
           ? `no conversation id saved, and ${sharing} other ${w.agent} window${sharing === 1 ? '' : 's'} share${sharing === 1 ? 's' : ''} ${w.cwd}: guessing could pick the wrong conversation`
-          : `no conversation id saved, and ${w.agent} has no safe "newest in this folder" resume`;
+          : resumeArgs(w.agent, 'id') === undefined
+            ? `nerdr cannot resume a ${w.agent} conversation`
+            : `no conversation id saved, and ${w.agent} has no safe "newest in this folder" resume`;
       }
       windows.push({ ...base, index, action: 'create', args: freshArgs, resume: 'fresh', conversationId: null, conversationFrom: null, why: `new conversation: ${reason}${where}`, note: `started a new conversation: ${reason}` });
     }
