@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// A stand-in for a real agent CLI in live tests: it draws one captured screen of the real agent
+// (a file of ../../shared/fixtures/screens, the .ansi.txt flavour with colours) and stays there,
+// never exiting by itself (SIGTERM/SIGHUP/Ctrl-C end it). Put it on PATH under the agent's
+// name (a symlink `claude` → this file): nerdr identifies `node …/claude` as claude.
+//
+//   FAKE_AGENT_SCREEN=/path/to/screen.ansi.txt   the screen to draw (required)
+//   FAKE_AGENT_CONTROL=/path/to/file             optional: when this file changes, the screen
+//                                                named in it (a path) is drawn instead
+//   FAKE_AGENT_ARGV_LOG=/path/to/file            optional: the argv it was started with, as JSON
+//
+// Input is read (raw mode) and ignored: the screen never changes on a key.
+// `… app-server …` (what nerdr runs to ask codex about hook trust) exits at once: no answer.
+
+import { appendFileSync, readFileSync, watchFile } from 'node:fs';
+
+const screenFile = process.env.FAKE_AGENT_SCREEN;
+if (!screenFile) {
+  process.stderr.write('fake-agent: FAKE_AGENT_SCREEN is not set\n');
+  process.exit(2);
+}
+if (process.env.FAKE_AGENT_ARGV_LOG) appendFileSync(process.env.FAKE_AGENT_ARGV_LOG, `${JSON.stringify(process.argv.slice(1))}\n`);
+
+if (process.argv.slice(2).includes('app-server')) process.exit(1);
+
+let current = screenFile;
+
+function draw() {
+  let text = '';
+  try {
+    text = readFileSync(current, 'utf8');
+  } catch (err) {
+    text = `fake-agent: cannot read ${current}: ${err.message}`;
+  }
+  const lines = text.replace(/\n$/, '').split('\n');
+  const rows = process.stdout.rows || 40;
+  let out = '\x1b[?25l\x1b[H\x1b[2J';
+  lines.slice(0, rows).forEach((l, i) => {
+    out += `\x1b[${i + 1};1H${l.replace(/\r$/, '')}\x1b[0m`;
+  });
+  process.stdout.write(out);
+}
+
+const control = process.env.FAKE_AGENT_CONTROL;
+if (control) {
+  watchFile(control, { interval: 100 }, () => {
+    try {
+      const next = readFileSync(control, 'utf8').trim();
+      if (next) current = next;
+    } catch {
+      return;
+    }
+    draw();
+  });
+}
+
+if (process.stdin.isTTY) process.stdin.setRawMode(true);
+process.stdin.on('data', (b) => {
+  if (b.includes(0x03)) process.exit(0);
+});
+process.stdout.on('resize', draw);
+for (const sig of ['SIGTERM', 'SIGHUP']) process.on(sig, () => process.exit(0));
+draw();
+// stay alive: a real agent waits at its prompt
+setInterval(() => undefined, 1 << 30);
