@@ -118,7 +118,7 @@ async function paneEnv(env: LiveEnv, target: string): Promise<Record<string, str
 
 interface Explained {
   state: string;
-  arbiter: { reason: string; hookPhase: string | null; authority: string; conversationId: string | null; conversationFrom: string | null; subagents: number };
+  arbiter: { reason: string; hookPhase: string | null; authority: string; conversationId: string | null; conversationFrom: string | null; subagents: number; report: unknown };
   [k: string]: unknown;
 }
 
