@@ -34,6 +34,7 @@ const MODULES: Record<string, string> = {
   order: './why.js',
   search: './search.js',
   usage: './usage.js',
+  restore: './restore.js',
 };
 
 /** The command word: the first argument that is not a global option or its value. */

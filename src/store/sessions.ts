@@ -128,8 +128,12 @@ export class SessionStore {
     return path.join(this.dir, `${sessionBase(server, session)}.json`);
   }
 
-  /** Writes the session's new version; keeps the previous one as a snapshot when due. */
-  save(s: SavedSession): void {
+  /**
+   * Writes the session's new version; keeps the previous one as a snapshot when due, or always
+   * with `snapshot: 'always'` (a supervisor's first write of a session: after a reboot the old
+   * file may be the only record of windows not restored yet).
+   */
+  save(s: SavedSession, opts: { snapshot?: 'when-due' | 'always' } = {}): void {
     const checked = savedSessionSchema.safeParse(s);
     if (!checked.success) throw new NerdrError(`refusing to save session ${s.session}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -141,7 +145,7 @@ export class SessionStore {
       if (previous !== undefined) {
         const p = parse(previous);
         if (!p.ok) this.moveAside(file, base, p.reason);
-        else if (previous !== text) this.snapshot(base, previous);
+        else if (previous !== text) this.snapshot(base, previous, opts.snapshot === 'always');
       }
       writeFileAtomic(file, text);
     });
@@ -246,11 +250,11 @@ export class SessionStore {
   }
 
   /** Copies the previous version when the newest snapshot is 15 min old (or none); prunes to 20. */
-  private snapshot(base: string, previous: string): void {
+  private snapshot(base: string, previous: string, always = false): void {
     const now = this.now();
     const existing = this.snapshotFiles(base);
     const newest = existing[0];
-    if (newest && now - newest.at < SNAPSHOT_EVERY_MS && now >= newest.at) return;
+    if (!always && newest && now - newest.at < SNAPSHOT_EVERY_MS && now >= newest.at) return;
     const name = `${base}-${fileTime(now)}.json`;
     try {
       writeFileAtomic(path.join(this.snapDir, name), previous);

@@ -493,14 +493,17 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (this.saveTimer || this.stopping) return;
     this.saveTimer = setTimeout(() => {
       this.saveTimer = null;
-      if (this.ready && !this.stopping) this.saveSessions();
+      if (this.ready && !this.stopping) void this.saveSessions();
     }, 1000);
   }
 
-  /** Writes every user session's agent windows (coalesced; the store keeps snapshots). */
-  saveSessions(): void {
+  /**
+   * Writes every user session's agent windows (coalesced; the store keeps snapshots). A session
+   * this supervisor saved before and that now has no agent is saved empty only while tmux still
+   * has it: windows that vanish because the server is going down are not "closed".
+   */
+  async saveSessions(): Promise<void> {
     const bySession = new Map<string, SavedWindow[]>();
-    for (const s of this.savedSessions) bySession.set(s, []);
     for (const a of this.agents.values()) {
       const v = a.arbiter.view();
       for (const l of a.links) {
@@ -519,11 +522,19 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         bySession.set(l.session, list);
       }
     }
+    for (const s of this.savedSessions) {
+      if (bySession.has(s)) continue;
+      const still = await new Promise<boolean>((resolve) =>
+        this.sendLine([command('display', '-p', '-t', `=${s}:`, '#{session_id}')], ([r]) => resolve(r?.ok === true)),
+      );
+      if (still && !this.stopping) bySession.set(s, []);
+    }
     const savedAt = new Date(this.now()).toISOString();
     for (const [session, windows] of bySession) {
       try {
         windows.sort((x, y) => x.index - y.index);
-        this.sessions.save({ version: 1, server: this.opts.tmuxSocket, session, savedAt, windows });
+        const first = !this.savedSessions.has(session);
+        this.sessions.save({ version: 1, server: this.opts.tmuxSocket, session, savedAt, windows }, { snapshot: first ? 'always' : 'when-due' });
         this.savedSessions.add(session);
       } catch (err) {
         this.log('error', `cannot save session ${session}: ${(err as Error).message}`);
