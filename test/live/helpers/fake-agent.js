@@ -8,8 +8,10 @@
 //   FAKE_AGENT_CONTROL=/path/to/file             optional: when this file changes, the screen
 //                                                named in it (a path) is drawn instead
 //   FAKE_AGENT_ARGV_LOG=/path/to/file            optional: the argv it was started with, as JSON
+//   FAKE_AGENT_INPUT_LOG=/path/to/file           optional: every byte it reads is appended there
 //
-// Input is read (raw mode) and ignored: the screen never changes on a key.
+// Input is read (raw mode) and ignored: the screen never changes on a key (so a message typed
+// into it is never confirmed). Bracketed paste is switched on, as real agents do.
 // `… app-server …` (what nerdr runs to ask codex about hook trust) exits at once: no answer.
 
 import { appendFileSync, readFileSync, watchFile } from 'node:fs';
@@ -55,7 +57,9 @@ if (control) {
 }
 
 if (process.stdin.isTTY) process.stdin.setRawMode(true);
+process.stdout.write('\x1b[?2004h');
 process.stdin.on('data', (b) => {
+  if (process.env.FAKE_AGENT_INPUT_LOG) appendFileSync(process.env.FAKE_AGENT_INPUT_LOG, b);
   if (b.includes(0x03)) process.exit(0);
 });
 process.stdout.on('resize', draw);
