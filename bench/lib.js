@@ -19,7 +19,8 @@ export const DIST = path.join(ROOT, 'dist');
 export function load(rel) {
   return import(pathToFileURL(path.join(DIST, rel)).href);
 }
-export const FIXTURES = '/work/shared/fixtures';
+// the team's shared fixtures, beside the repository (not beside a NERDR_BENCH_ROOT build)
+export const FIXTURES = path.resolve(BENCH_DIR, '../../shared/fixtures');
 export const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 if (!existsSync(path.join(DIST, 'supervisor', 'supervisor.js'))) {

@@ -22,8 +22,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, pidAlive, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv, type RunResult } from './helpers/env.js';
+import { SHARED_FIXTURES } from '../shared-fixtures.js';
 
-const FIXTURES = '/work/shared/fixtures';
+const FIXTURES = SHARED_FIXTURES;
 const FAKE = path.join(REPO_ROOT, 'test', 'live', 'helpers', 'fake-agent.js');
 const hasFixtures = (() => {
   try {

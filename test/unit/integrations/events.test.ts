@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { HOOK_AGENTS, mapHookPayload } from '../../../src/integrations/events/index.js';
+import { SHARED_FIXTURES } from '../../shared-fixtures.js';
+import path from 'node:path';
 
-const FIX = '/work/shared/fixtures/hooks';
+const FIX = path.join(SHARED_FIXTURES, 'hooks');
 const lines = (f: string) => readFileSync(`${FIX}/${f}`, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('claude mapping (real payloads)', () => {

@@ -6,6 +6,7 @@ import { defaultConfig, parseConfig } from '../../../src/config.js';
 import { launchPlan, resumeArgs, type LaunchContext } from '../../../src/integrations/launch.js';
 import { CLAUDE_EVENTS } from '../../../src/integrations/claude.js';
 import { mapHookPayload } from '../../../src/integrations/events/index.js';
+import { SHARED_FIXTURES } from '../../shared-fixtures.js';
 
 const packageRoot = path.resolve(import.meta.dirname, '..', '..', '..');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -60,7 +61,7 @@ describe('claude launch plan', () => {
     const plan = await launchPlan('claude', [], ctx());
     const events = new Set(Object.keys(settingsOf(plan.argv).hooks));
     for (const f of ['claude-hooks.jsonl', 'claude-hooks-long-waits.jsonl']) {
-      const lines = readFileSync(path.join('/work/shared/fixtures/hooks', f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      const lines = readFileSync(path.join(SHARED_FIXTURES, 'hooks', f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
       for (const payload of lines.filter((l) => l.hook_event_name)) {
         expect(events.has(payload.hook_event_name)).toBe(true);
         if (payload.hook_event_name !== 'SubagentStart' && !payload.agent_id) expect(mapHookPayload('claude', payload)).not.toBeNull();

@@ -7,6 +7,7 @@ import { defaultConfig, parseConfig } from '../../../src/config.js';
 import { launchPlan, type LaunchContext } from '../../../src/integrations/launch.js';
 import { CODEX_EVENTS, codexHookFlags, removeCodexTrust, type CodexAppServer, type CodexHookInfo } from '../../../src/integrations/codex.js';
 import { mapHookPayload } from '../../../src/integrations/events/index.js';
+import { SHARED_FIXTURES } from '../../shared-fixtures.js';
 
 const packageRoot = path.resolve(import.meta.dirname, '..', '..', '..');
 let root: string;
@@ -76,7 +77,7 @@ describe('codex hook flags', () => {
   });
 
   it('covers every event in the recorded codex session, which the mapper understands', () => {
-    const lines = readFileSync('/work/shared/fixtures/hooks/codex-hooks.jsonl', 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const lines = readFileSync(path.join(SHARED_FIXTURES, 'hooks', 'codex-hooks.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
     for (const p of lines.filter((l) => l.hook_event_name)) {
       expect(CODEX_EVENTS as readonly string[]).toContain(p.hook_event_name);
       expect(mapHookPayload('codex', p)).not.toBeNull();

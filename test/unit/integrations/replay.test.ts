@@ -15,8 +15,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { mapHookPayload, type HookFact } from '../../../src/integrations/events/index.js';
 import { Arbiter, type ScreenEvaluation } from '../../../src/state/index.js';
+import { SHARED_FIXTURES } from '../../shared-fixtures.js';
+import path from 'node:path';
 
-const FIX = '/work/shared/fixtures/hooks';
+const FIX = path.join(SHARED_FIXTURES, 'hooks');
 type Line = Record<string, unknown>;
 
 function replay(file: string, agent: 'claude' | 'codex', opts: { screen: boolean }) {
