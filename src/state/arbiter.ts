@@ -720,8 +720,11 @@ export class Arbiter {
     const prevState = this.pubState;
     if (dv.engine === 'idle') {
       if (prevEngine !== 'idle') {
-        // Completion: idle reached after work (not the first idle after startup, not an idle the user caused).
-        const completion = this.activeSinceIdle && !dv.quiet;
+        // Completion: idle reached after work (not the first idle after startup, not an idle the
+        // user caused). A dialog that gives way straight to an idle screen was dismissed by the
+        // user (approving it makes the agent work first): not a completion either.
+        const dismissed = prevEngine === 'blocked' && dv.authority === 'screen';
+        const completion = this.activeSinceIdle && !dv.quiet && !dismissed;
         this.seenFlag = !completion;
         this.activeSinceIdle = false;
       }

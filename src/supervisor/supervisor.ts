@@ -88,6 +88,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       changed: (a) => {
         this.paint(a);
         this.emit('change', a);
+        // a queue that stalls while its window is on screen resumes after the usual second
+        if (this.messages.queue(a).stalledAt !== null) this.scheduleViewCheck();
       },
     });
   }
@@ -561,7 +563,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
             control: control === '1',
             windowId: win,
             paneTty,
-            passthrough: passthroughKnown ? pass === 'on' || pass === 'all' : true,
+            // tmux 3.3 prints the flag as 1, later versions as on/all
+            passthrough: passthroughKnown ? pass === 'on' || pass === 'all' || pass === '1' : true,
           }));
         const what = a.state === 'blocked' ? 'needs you' : 'finished';
         this.notifier.notify({ windowId: a.windowId, paneTty: tty.lines.join('').trim(), title: `nerdr: ${a.name}`, body: `${a.agent} ${what}` }, key, views);

@@ -183,7 +183,7 @@ describe.skipIf(!tmuxAvailable)('detection: the demo agent, live', () => {
   // working/blocked as a completion unless derive() marked it `quiet` — which only the hook
   // paths (answered/interrupted timers) do. So the deny shows `done` (unseen) instead of `idle`,
   // against state-rules.md ("Not a completion: … a dialog answered/denied").
-  it.fails('Esc at the dialog (deny): idle, not done — no hook involved [bug: shows done]', async () => {
+  it('Esc at the dialog (deny): idle, not done — no hook involved', async () => {
     // look elsewhere so that a done would stay done (and be visible in the record)
     await env.tmuxOk('select-window', '-t', '=user:0');
     const m = rec.mark;

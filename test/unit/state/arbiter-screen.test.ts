@@ -86,6 +86,24 @@ describe('screen path timers', () => {
     expect(r.arb.view().state).toBe('blocked');
   });
 
+  it('a dialog that gives way straight to an idle screen was dismissed: idle, not done', () => {
+    const r = rig();
+    r.start(false);
+    r.screen(WORKING, 'w');
+    r.screen(DIALOG, 'd');
+    expect(r.arb.view().state).toBe('blocked');
+    r.screen(IDLE_PROMPT, 'after-deny');
+    r.wait(DONE_IDLE_MS + 1);
+    expect(r.arb.view().state).toBe('idle');
+    expect(r.states).not.toContain('done');
+    // approving it makes the agent work first, and that turn's end is a completion
+    r.screen(DIALOG, 'd2');
+    r.screen(WORKING, 'w2');
+    r.screen(IDLE_PROMPT, 'finished');
+    r.wait(DONE_UNCHANGED_MS);
+    expect(r.arb.view().state).toBe('done');
+  });
+
   it('process exit → exited; restart → unknown again with a new grace', () => {
     const r = rig();
     r.start(false);
