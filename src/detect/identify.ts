@@ -50,50 +50,11 @@ export interface IdentifyOptions {
 
 // ---------- §7.1 labels and aliases ----------
 
-/** Canonical label → accepted names (manifest-format.md §7.1, hard-coded like herdr). */
-export const AGENT_ALIASES: Readonly<Record<string, readonly string[]>> = {
-  pi: ['pi'],
-  claude: ['claude', 'claude-code'],
-  codex: ['codex'],
-  gemini: ['gemini'],
-  cursor: ['cursor', 'cursor-agent'],
-  devin: ['devin', 'devin-cli', 'devin cli'],
-  agy: ['agy', 'antigravity', 'antigravity-cli'],
-  cline: ['cline'],
-  omp: ['omp'],
-  mastracode: ['mastracode', 'mastra-code', 'mastra code'],
-  opencode: ['opencode', 'opencode2', 'open-code'],
-  copilot: ['copilot', 'github-copilot', 'ghcs'],
-  kimi: ['kimi', 'kimi-code', 'kimi code'],
-  kiro: ['kiro', 'kiro-cli'],
-  droid: ['droid'],
-  amp: ['amp', 'amp-local'],
-  grok: ['grok', 'grok-build'],
-  hermes: ['hermes', 'hermes-agent'],
-  kilo: ['kilo', 'kilo-code', 'kilo code'],
-  qodercli: ['qodercli', 'qoderclicn', 'qoder', 'qodercn'],
-  qwen: ['qwen', 'qwen-code', 'qwen code'],
-  maki: ['maki'],
-};
+export { AGENT_ALIASES, agentLabel } from '../labels.js';
+import { agentKey as lookupKey, agentLabel } from '../labels.js';
 
 /** nerdr's own simulated agent: never identified by a bare name, only by its script or an override. */
 export const DEMO_LABEL = 'demo';
-
-const NAME_TO_LABEL = new Map<string, string>();
-for (const [label, names] of Object.entries(AGENT_ALIASES)) for (const n of names) NAME_TO_LABEL.set(n, label);
-
-/** Lookup key: trimmed, lower-cased, one trailing .exe/.cmd/.bat/.ps1/.js removed. */
-function lookupKey(name: string): string {
-  return name
-    .trim()
-    .toLowerCase()
-    .replace(/\.(exe|cmd|bat|ps1|js)$/, '');
-}
-
-/** The canonical label for a process or program name (§7.1), or null (`node`, `bash`, `vim` …). */
-export function agentLabel(name: string): string | null {
-  return NAME_TO_LABEL.get(lookupKey(name)) ?? null;
-}
 
 /** An override value (NERDR_AGENT / HERDR_AGENT): §7.1 names, plus nerdr's `demo`. */
 function hintLabel(value: string): string | null {

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseManifest, type Manifest } from './schema.js';
+import { agentKey, agentLabel } from '../labels.js';
 
 export type SourceKind = 'extra' | 'nerdr-config' | 'herdr-config' | 'herdr-remote' | 'bundled';
 
@@ -96,44 +97,11 @@ export function agentsInDir(dir: string): string[] {
 
 // ---------- agent names (§7.1) ----------
 
-const ALIASES: Record<string, string[]> = {
-  pi: ['pi'],
-  claude: ['claude', 'claude-code'],
-  codex: ['codex'],
-  gemini: ['gemini'],
-  cursor: ['cursor', 'cursor-agent'],
-  devin: ['devin', 'devin-cli', 'devin cli'],
-  agy: ['agy', 'antigravity', 'antigravity-cli'],
-  cline: ['cline'],
-  omp: ['omp'],
-  mastracode: ['mastracode', 'mastra-code', 'mastra code'],
-  opencode: ['opencode', 'opencode2', 'open-code'],
-  copilot: ['copilot', 'github-copilot', 'ghcs'],
-  kimi: ['kimi', 'kimi-code', 'kimi code'],
-  kiro: ['kiro', 'kiro-cli'],
-  droid: ['droid'],
-  amp: ['amp', 'amp-local'],
-  grok: ['grok', 'grok-build'],
-  hermes: ['hermes', 'hermes-agent'],
-  kilo: ['kilo', 'kilo-code', 'kilo code'],
-  qodercli: ['qodercli', 'qoderclicn', 'qoder', 'qodercn'],
-  qwen: ['qwen', 'qwen-code', 'qwen code'],
-  maki: ['maki'],
-};
+export { agentKey };
 
-/** Lookup key: trimmed, lower-cased, one trailing .exe/.cmd/.bat/.ps1/.js removed. */
-export function agentKey(name: string): string {
-  return name
-    .trim()
-    .toLowerCase()
-    .replace(/\.(exe|cmd|bat|ps1|js)$/, '');
-}
-
-/** Canonical label of a known agent name, or the key itself for names we do not know. */
+/** Canonical label of a known agent name, or the lower-cased key for a user's own agent id. */
 export function canonicalAgent(name: string): string {
-  const key = agentKey(name);
-  for (const [label, names] of Object.entries(ALIASES)) if (names.includes(key)) return label;
-  return key;
+  return agentLabel(name) ?? agentKey(name);
 }
 
 /** Whether a manifest's id or one of its aliases names `agent`. */

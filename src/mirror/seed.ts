@@ -8,24 +8,29 @@ export const SNAPSHOT_DISPLAY_FORMAT =
   '#{scroll_region_upper} #{scroll_region_lower} #{cursor_flag} #{wrap_flag} #{insert_flag} ' +
   '#{keypad_cursor_flag} #{keypad_flag} #{origin_flag} #{alternate_saved_x} #{alternate_saved_y}';
 
-/** Quote one tmux command argument: single quotes, a quote inside written as '\''. */
-export function quoteTmuxArg(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
+/** Quoting and decoding are the control channel's own (src/tmux); re-exported for callers here. */
+export { quote as quoteTmuxArg } from '../tmux/quote.js';
+export { decodeOctal } from '../tmux/decode.js';
+import { command } from '../tmux/quote.js';
+import { decodeOctal } from '../tmux/decode.js';
 
 /**
- * The snapshot command line for one pane (no trailing newline). Its reply is four blocks,
- * in this order: display, visible screen, saved main screen, parser-pending bytes.
- * Send it on one line so that no output of the pane can slip between the commands.
+ * The snapshot commands for one pane. Their reply is four blocks, in this order: display,
+ * visible screen, saved main screen, parser-pending bytes. Send them on one line so that no
+ * output of the pane can slip between the commands.
  */
+export function snapshotCommands(paneId: string): string[] {
+  return [
+    command('display', '-p', '-t', paneId, SNAPSHOT_DISPLAY_FORMAT),
+    command('capture-pane', '-p', '-e', '-N', '-t', paneId),
+    command('capture-pane', '-p', '-e', '-N', '-a', '-q', '-t', paneId),
+    command('capture-pane', '-p', '-P', '-C', '-t', paneId),
+  ];
+}
+
+/** The same as one command line (no trailing newline). */
 export function buildSnapshotCommand(paneId: string): string {
-  const p = quoteTmuxArg(paneId);
-  return (
-    `display -p -t ${p} ${quoteTmuxArg(SNAPSHOT_DISPLAY_FORMAT)} ; ` +
-    `capture-pane -p -e -N -t ${p} ; ` +
-    `capture-pane -p -e -N -a -q -t ${p} ; ` +
-    `capture-pane -p -P -C -t ${p}`
-  );
+  return snapshotCommands(paneId).join(' ; ');
 }
 
 /** The fields of the `display -p` line, parsed. */
@@ -60,31 +65,6 @@ export interface SeedResult {
 
 /** Raw reply lines (without their `\n`), as bytes. */
 export type ReplyBlock = readonly Uint8Array[];
-
-/**
- * Decode tmux's octal escapes (`\ooo`, tmux-control-mode.md §1.4) as produced by `%output`
- * and by `capture-pane -C`. A backslash not followed by three octal digits is kept as is.
- */
-export function decodeOctal(data: Uint8Array, start = 0): Buffer {
-  const out = Buffer.allocUnsafe(Math.max(0, data.length - start));
-  let o = 0;
-  const n = data.length;
-  for (let i = start; i < n; i++) {
-    const b = data[i]!;
-    if (b === 0x5c && i + 3 < n) {
-      const d1 = data[i + 1]! - 48;
-      const d2 = data[i + 2]! - 48;
-      const d3 = data[i + 3]! - 48;
-      if (d1 >= 0 && d1 <= 3 && d2 >= 0 && d2 <= 7 && d3 >= 0 && d3 <= 7) {
-        out[o++] = (d1 << 6) | (d2 << 3) | d3;
-        i += 3;
-        continue;
-      }
-    }
-    out[o++] = b;
-  }
-  return out.subarray(0, o);
-}
 
 function toInt(s: string | undefined, dflt: number): number {
   if (s === undefined || s === '') return dflt;

@@ -12,27 +12,8 @@ const RESERVED: Record<string, string> = {
 };
 const SESSION_ONLY: Record<string, string> = { 'herdr:hermes': 'hermes', 'herdr:antigravity_cli': 'agy' };
 
-const ALIASES: Record<string, string> = {
-  'claude-code': 'claude', 'cursor-agent': 'cursor', antigravity: 'agy', 'antigravity-cli': 'agy',
-  'github-copilot': 'copilot', ghcs: 'copilot', opencode2: 'opencode', 'open-code': 'opencode',
-  'kimi-code': 'kimi', 'grok-build': 'grok', 'hermes-agent': 'hermes', 'kilo-code': 'kilo',
-  qoder: 'qodercli', qoderclicn: 'qodercli', qodercn: 'qodercli', 'qwen-code': 'qwen',
-  'mastra-code': 'mastracode', 'devin-cli': 'devin', 'kiro-cli': 'kiro', 'amp-local': 'amp',
-};
-
-/** Known agent labels (manifest-format.md §7.1 canonical names). */
-export const KNOWN_AGENTS = new Set([
-  'amp', 'agy', 'claude', 'cline', 'codex', 'cursor', 'devin', 'droid', 'gemini', 'copilot', 'grok', 'hermes',
-  'kilo', 'kimi', 'kiro', 'maki', 'opencode', 'pi', 'qodercli', 'qwen', 'omp', 'mastracode',
-]);
-
-/** Canonical agent label: trimmed, known names lower-cased and de-aliased, a trailing .exe/.cmd/.bat/.ps1/.js stripped. */
-export function canonicalAgent(label: string): string {
-  const t = label.trim();
-  const low = t.toLowerCase().replace(/\.(exe|cmd|bat|ps1|js)$/, '');
-  const a = ALIASES[low] ?? low;
-  return KNOWN_AGENTS.has(a) ? a : t;
-}
+export { KNOWN_AGENTS, canonicalAgent } from '../labels.js';
+import { canonicalAgent } from '../labels.js';
 
 /** How herdr treats a report from `source` about `agent` (§2.1). */
 export function classifySource(source: string, agent: string): SourceClass {

@@ -10,6 +10,7 @@
 
 import { linkSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { pidAlive } from '../supervisor/lock.js';
 
 export interface LockOptions {
   /** Give up after this long (default 3 s). */
@@ -31,15 +32,6 @@ function pause(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function readLock(file: string): string | undefined {
   try {

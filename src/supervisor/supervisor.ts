@@ -7,7 +7,7 @@ import { command, escapeFormat } from '../tmux/quote.js';
 import { serverRunning, tmux } from '../tmux/server.js';
 import { STATUS_OPTIONS, withPrefix } from '../tmux/status.js';
 import { Mirror } from '../mirror/mirror.js';
-import { SNAPSHOT_DISPLAY_FORMAT, buildSeed } from '../mirror/seed.js';
+import { buildSeed, snapshotCommands } from '../mirror/seed.js';
 import { detectSnapshot, type ManifestRegistry } from '../detect/index.js';
 import { Arbiter, type ArbiterUpdate, type PersistedFacts } from '../state/index.js';
 import { probePane } from '../detect/procfs.js';
@@ -260,12 +260,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const p = a.paneId;
     const cmds: string[] = [];
     if (withContinue) cmds.push(command('refresh-client', '-A', `${p}:continue`));
-    cmds.push(
-      command('display', '-p', '-t', p, SNAPSHOT_DISPLAY_FORMAT),
-      command('capture-pane', '-p', '-e', '-N', '-t', p),
-      command('capture-pane', '-p', '-e', '-N', '-a', '-q', '-t', p),
-      command('capture-pane', '-p', '-P', '-C', '-t', p),
-    );
+    cmds.push(...snapshotCommands(p));
     this.sendLine(cmds, (replies) => {
       const r = withContinue ? replies.slice(1) : replies;
       if (this.agents.get(p) !== a) return;

@@ -44,43 +44,8 @@ export interface ParsedReport {
   metadata?: Record<string, unknown>;
 }
 
-const ALIASES: Record<string, string> = {
-  'claude-code': 'claude',
-  'cursor-agent': 'cursor',
-  antigravity: 'agy',
-  'antigravity-cli': 'agy',
-  'github-copilot': 'copilot',
-  ghcs: 'copilot',
-  opencode2: 'opencode',
-  'open-code': 'opencode',
-  'kimi-code': 'kimi',
-  'grok-build': 'grok',
-  'hermes-agent': 'hermes',
-  'kilo-code': 'kilo',
-  qoder: 'qodercli',
-  qoderclicn: 'qodercli',
-  qodercn: 'qodercli',
-  'qwen-code': 'qwen',
-  'mastra-code': 'mastracode',
-  'devin-cli': 'devin',
-  'kiro-cli': 'kiro',
-  'amp-local': 'amp',
-};
-const KNOWN = new Set([
-  'claude', 'codex', 'opencode', 'copilot', 'gemini', 'agy', 'grok', 'cursor', 'droid', 'devin', 'kimi',
-  'mastracode', 'pi', 'omp', 'kilo', 'hermes', 'qodercli', 'qwen', 'kiro', 'amp',
-]);
-
-/**
- * herdr's label canonicalisation: trimmed; known names (case-insensitive, minus a trailing
- * .exe/.cmd/.bat/.ps1/.js) map to their canonical label; unknown labels are kept verbatim.
- */
-export function canonicalAgent(label: string): string {
-  const t = label.trim();
-  const k = t.toLowerCase().replace(/\.(exe|cmd|bat|ps1|js)$/, '');
-  if (KNOWN.has(k)) return k;
-  return ALIASES[k] ?? t;
-}
+export { canonicalAgent } from '../../labels.js';
+import { canonicalAgent } from '../../labels.js';
 
 /** True for ids that a shell or CLI could mistake for an option. */
 export function looksLikeFlag(id: string): boolean {

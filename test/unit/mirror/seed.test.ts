@@ -36,9 +36,10 @@ describe('snapshot command', () => {
 
   it('builds the four-command line for a pane', () => {
     const cmd = buildSnapshotCommand('%12');
+    // every argument quoted (the control channel's one quoting function)
     expect(cmd).toBe(
-      `display -p -t '%12' '${SNAPSHOT_DISPLAY_FORMAT}' ; capture-pane -p -e -N -t '%12' ; ` +
-        `capture-pane -p -e -N -a -q -t '%12' ; capture-pane -p -P -C -t '%12'`,
+      `display '-p' '-t' '%12' '${SNAPSHOT_DISPLAY_FORMAT}' ; capture-pane '-p' '-e' '-N' '-t' '%12' ; ` +
+        `capture-pane '-p' '-e' '-N' '-a' '-q' '-t' '%12' ; capture-pane '-p' '-P' '-C' '-t' '%12'`,
     );
     expect(cmd).not.toContain('\n');
     expect(SNAPSHOT_DISPLAY_FORMAT.split(' ')).toHaveLength(15);
