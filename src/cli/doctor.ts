@@ -17,8 +17,29 @@ interface Check {
   fix?: string;
 }
 
-async function runChecks(cmd: Command): Promise<Check[]> {
+/** Rule files and config.toml: what is invalid is named with its fix (they need no tmux). */
+async function fileChecks(): Promise<Check[]> {
   const checks: Check[] = [];
+  const { ManifestRegistry } = await import('../detect/index.js');
+  const problems = new ManifestRegistry().problems();
+  checks.push(
+    problems.length === 0
+      ? { name: 'manifests', ok: true, detail: 'every rule file is valid' }
+      : { name: 'manifests', ok: false, detail: problems.map((p) => `${p.path}: ${p.reason}`).join('; '), fix: 'correct or remove the file (nerdr manifests check FILE); the next source is used meanwhile' },
+  );
+  const { loadConfig, formatProblem } = await import('../config.js');
+  const { configDir } = await import('../paths.js');
+  const loaded = loadConfig(configDir());
+  checks.push(
+    loaded.problems.length === 0
+      ? { name: 'config', ok: true, detail: loaded.exists ? loaded.path : `${loaded.path} (none: defaults)` }
+      : { name: 'config', ok: false, detail: loaded.problems.map((p) => formatProblem(loaded.path, p)).join('; '), fix: 'correct those keys (docs/config.md); the defaults are used meanwhile' },
+  );
+  return checks;
+}
+
+async function runChecks(cmd: Command): Promise<Check[]> {
+  const checks: Check[] = await fileChecks();
   try {
     checks.push({ name: 'tmux', ok: true, detail: await checkTmuxVersion() });
   } catch (err) {
