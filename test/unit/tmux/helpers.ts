@@ -64,7 +64,8 @@ export function alive(pid: number): boolean {
   }
 }
 
-export async function waitFor<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 5000): Promise<T> {
+// deadlines are generous: a shell starting in a pane on a busy CI machine can take seconds
+export async function waitFor<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
