@@ -36,7 +36,10 @@ export async function startServer(): Promise<PrivateServer> {
   const name = `nerdr-test-${randomBytes(6).toString('hex')}`;
   const base = ['-L', name, '-f', '/dev/null'];
   const tmux = async (...args: string[]): Promise<string> => (await execFileP('tmux', [...base, ...args], { env: testEnv, encoding: 'utf8' })).stdout;
-  await tmux('new-session', '-d', '-s', 'user', '-x', '120', '-y', '40');
+  // /bin/sh, not the user's login shell: an interactive bash reads ~/.bashrc, which can take a
+  // minute on a machine whose rc files do slow work (pyenv init here)
+  await tmux('new-session', '-d', '-s', 'user', '-x', '120', '-y', '40', '/bin/sh');
+  await tmux('set-option', '-g', 'default-shell', '/bin/sh');
   const [socketPath = '', pid = ''] = (await tmux('display', '-p', '#{socket_path}\t#{pid}')).trim().split('\t');
   return {
     name,
