@@ -65,6 +65,8 @@ describe.skipIf(!tmuxAvailable)('identify a hand-started agent in a tmux pane', 
 
   afterAll(async () => {
     await tmux('kill-server').catch(() => undefined);
+    // tmux 3.3 leaves its socket file behind
+    (await import('node:fs')).rmSync(`${process.env.TMUX_TMPDIR || '/tmp'}/tmux-${process.getuid?.() ?? 0}/${server}`, { force: true });
     for (const pid of started) {
       try {
         process.kill(pid, 'SIGKILL');

@@ -26,7 +26,11 @@ const hasTmux = (() => {
 const servers: string[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) await run('tmux', ['-L', s, 'kill-server']).catch(() => undefined);
+  for (const s of servers.splice(0)) {
+    await run('tmux', ['-L', s, 'kill-server']).catch(() => undefined);
+    // tmux 3.3 leaves its socket file behind
+    rmSync(path.join(process.env.TMUX_TMPDIR || '/tmp', `tmux-${process.getuid?.() ?? 0}`, s), { force: true });
+  }
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
