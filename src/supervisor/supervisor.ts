@@ -434,20 +434,24 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
     const loaded = this.opts.manifests.get(a.agent);
     if (!loaded) return; // no rules for this program: its state stays unknown
-    const det = detectSnapshot(loaded, mirror.snapshot());
+    const snap = mirror.snapshot();
+    const det = detectSnapshot(loaded, snap);
     if (det.skip) return;
     a.lastDetection = { at: this.now(), result: det, manifest: { source: loaded.source, path: loaded.path, version: loaded.version } };
+    // A blank screen tells nothing (an agent still loading: opencode resuming a long session
+    // draws nothing for seconds). The idle fallback would call it idle and let a message in.
+    const blank = det.fallbackReason && snap.rows.every((r) => r.trim() === '');
     this.apply(
       a,
       a.arbiter.screen({
-        state: det.state,
+        state: blank ? 'unknown' : det.state,
         visibleIdle: det.visibleIdle,
         visibleBlocker: det.visibleBlocker,
         visibleWorking: det.visibleWorking,
         skipStateUpdate: det.skipStateUpdate,
         hash: String(mirror.fingerprint()),
         hasIdleRules: det.hasIdleRules,
-        fallback: det.fallbackReason !== null && det.fallbackReason !== undefined,
+        fallback: !blank && det.fallbackReason !== null && det.fallbackReason !== undefined,
         rule: det.rule ?? undefined,
       }),
     );
