@@ -27,9 +27,7 @@ async function main() {
   process.env.NERDR_STATE_DIR = srv.stateDir;
   const { Supervisor } = await load('supervisor/supervisor.js');
   const { ManifestRegistry } = await load('detect/index.js');
-  const { createSocketServer } = await load('supervisor/socket/index.js');
-  const { registerApi } = await load('supervisor/api.js');
-  const { hashSecret } = await load('supervisor/create.js');
+  const { serveSocket } = await load('supervisor/main.js');
   const { serverFiles, ensureStateDir } = await load('paths.js');
 
   ensureStateDir();
@@ -39,20 +37,7 @@ async function main() {
   const manifests = new ManifestRegistry({ onWarning: (m) => log('warn', m) });
   const sup = new Supervisor({ tmuxSocket: srv.tmuxSocket, log, installLights: true, manifests, stateDir: files.dir });
   await manifests.watch().catch(() => undefined);
-  const server = await createSocketServer({
-    path: files.socket,
-    authenticate: (secret) => {
-      const h = hashSecret(secret);
-      for (const a of sup.agents.values()) if (a.secretHash === h) return a;
-      return null;
-    },
-    log: (m) => log('info', m),
-    onHook: (h) => {
-      if (h.event) sup.onHook(h.window, h.agent, h.event, h.hint);
-    },
-    onReport: (r) => sup.onReport(r.window, r),
-  });
-  registerApi(server, sup, files.socket);
+  const server = await serveSocket(sup, files.socket, log);
   srv.socketFile = files.socket;
   let result;
   try {

@@ -4,13 +4,35 @@ import { checkTmuxVersion, serverRunning } from '../tmux/server.js';
 import { configDir, ensureStateDir, serverFiles } from '../paths.js';
 import { formatProblem, loadConfig } from '../config.js';
 import { acquireLock } from './lock.js';
-import { fileLogger } from './log.js';
+import { fileLogger, type Logger } from './log.js';
 import { Supervisor } from './supervisor.js';
-import { createSocketServer } from './socket/index.js';
+import { createSocketServer, type SocketServer } from './socket/index.js';
 import { registerApi } from './api.js';
 import { hashSecret } from './create.js';
 import { NerdrError } from '../errors.js';
 import { ManifestRegistry } from '../detect/index.js';
+
+/**
+ * The supervisor's socket: secrets are checked against the windows' stored hashes, hook events
+ * and herdr reports go to the supervisor, and the CLI's methods are registered.
+ */
+export async function serveSocket(sup: Supervisor, path: string, log: Logger): Promise<SocketServer> {
+  const server = await createSocketServer({
+    path,
+    authenticate: (secret) => {
+      const h = hashSecret(secret);
+      for (const a of sup.agents.values()) if (a.secretHash === h) return a;
+      return null;
+    },
+    log: (m) => log('info', m),
+    onHook: (h) => {
+      if (h.event) sup.onHook(h.window, h.agent, h.event, h.hint);
+    },
+    onReport: (r) => sup.onReport(r.window, r),
+  });
+  registerApi(server, sup, path);
+  return server;
+}
 
 export async function runSupervisor(tmuxSocket: string, opts: { foreground: boolean }): Promise<void> {
   await checkTmuxVersion();
@@ -37,7 +59,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     sup.reevaluateAll();
   });
   await manifests.watch().catch((err: Error) => log('warn', `cannot watch manifest folders: ${err.message}`));
-  let server: Awaited<ReturnType<typeof createSocketServer>> | null = null;
+  let server: SocketServer | null = null;
   let finishing = false;
   const finish = async (code: number): Promise<void> => {
     if (finishing) return;
@@ -59,20 +81,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   });
 
   try {
-    server = await createSocketServer({
-      path: files.socket,
-      authenticate: (secret) => {
-        const h = hashSecret(secret);
-        for (const a of sup.agents.values()) if (a.secretHash === h) return a;
-        return null;
-      },
-      log: (m) => log('info', m),
-      onHook: (h) => {
-        if (h.event) sup.onHook(h.window, h.agent, h.event, h.hint);
-      },
-      onReport: (r) => sup.onReport(r.window, r),
-    });
-    registerApi(server, sup, files.socket);
+    server = await serveSocket(sup, files.socket, log);
     await sup.start();
   } catch (err) {
     log('error', `start failed: ${(err as Error).message}`);
