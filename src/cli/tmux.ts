@@ -1,34 +1,21 @@
 // `nerdr tmux install|uninstall`: the light in the user's status formats, with a backup.
 
 import type { Command } from 'commander';
-import { tmux, tmuxOk, argvSafeAll } from '../tmux/server.js';
-import { STATUS_OPTIONS, withPrefix, withoutPrefix } from '../tmux/status.js';
+import { tmuxOk, argvSafeAll } from '../tmux/server.js';
+import { installLights as installWith, uninstallLights as uninstallWith, type RunArgv } from '../tmux/status.js';
 import { tmuxSocket } from './context.js';
 
-export async function installLights(sock: string): Promise<string[]> {
-  const changed: string[] = [];
-  for (const { option, prefix, marker } of STATUS_OPTIONS) {
-    const current = (await tmuxOk(sock, ['show-options', '-gv', option])).replace(/\n$/, '');
-    const next = withPrefix(current, prefix, marker);
-    if (next === null) continue;
-    await tmuxOk(sock, argvSafeAll(['set-option', '-g', `@nerdr_saved_${option}`, current]));
-    await tmuxOk(sock, argvSafeAll(['set-option', '-g', option, next]));
-    changed.push(option);
-  }
-  return changed;
+/** One-shot tmux with argv (a value ending in `;` is escaped for tmux's argv parser). */
+function oneShot(sock: string): RunArgv {
+  return (args) => tmuxOk(sock, argvSafeAll(args));
 }
 
-export async function uninstallLights(sock: string): Promise<string[]> {
-  const changed: string[] = [];
-  for (const { option, prefix } of STATUS_OPTIONS) {
-    const current = (await tmuxOk(sock, ['show-options', '-gv', option])).replace(/\n$/, '');
-    const next = withoutPrefix(current, prefix);
-    if (next === null) continue;
-    await tmuxOk(sock, argvSafeAll(['set-option', '-g', option, next]));
-    await tmux(sock, ['set-option', '-gu', `@nerdr_saved_${option}`]);
-    changed.push(option);
-  }
-  return changed;
+export function installLights(sock: string): Promise<string[]> {
+  return installWith(oneShot(sock));
+}
+
+export function uninstallLights(sock: string): Promise<string[]> {
+  return uninstallWith(oneShot(sock));
 }
 
 export function register(program: Command): void {

@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import { ControlClient, replyText, type Reply } from '../tmux/client.js';
 import { command, escapeFormat } from '../tmux/quote.js';
 import { serverRunning, tmux } from '../tmux/server.js';
-import { STATUS_OPTIONS, withPrefix } from '../tmux/status.js';
+import { installLights } from '../tmux/status.js';
 import { Mirror } from '../mirror/mirror.js';
 import { buildSeed, snapshotCommands } from '../mirror/seed.js';
 import { detectSnapshot, type ManifestRegistry } from '../detect/index.js';
@@ -165,16 +165,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   async installLights(): Promise<void> {
-    for (const { option, prefix, marker } of STATUS_OPTIONS) {
-      const current = await this.run(command('show-options', '-gv', option)).catch(() => '');
-      const next = withPrefix(current, prefix, marker);
-      if (next === null) continue;
-      await this.runAll([
-        command('set-option', '-g', `@nerdr_saved_${option}`, current),
-        command('set-option', '-g', option, next),
-      ]);
-      this.log('info', `lights added to ${option}`);
-    }
+    const changed = await installLights((args) => this.run(command(args[0]!, ...args.slice(1))));
+    for (const option of changed) this.log('info', `lights added to ${option}`);
   }
 
   // ---- discovery ---------------------------------------------------------------------
@@ -282,7 +274,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     a.lastOutputAt = this.now();
     if (a.mirror.write(data)) this.snapshot(a);
     else this.scheduleEval(a);
-    this.scheduleProbe(a, a.prober.output());
+    if (a.probed) this.scheduleProbe(a, a.prober.output());
   }
 
   private onNotification(name: string, args: string): void {

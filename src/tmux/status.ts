@@ -24,3 +24,34 @@ export function withoutPrefix(current: string, prefix: string): string | null {
   if (!current.includes(prefix)) return null;
   return current.split(prefix).join('');
 }
+
+/** Runs one tmux command given as argv and answers its output (the control channel or a one-shot). */
+export type RunArgv = (args: string[]) => Promise<string>;
+
+/** Puts the prefixes in front of the user's options, backing the old values up; returns what changed. */
+export async function installLights(run: RunArgv): Promise<StatusOption[]> {
+  const changed: StatusOption[] = [];
+  for (const { option, prefix, marker } of STATUS_OPTIONS) {
+    const current = (await run(['show-options', '-gv', option])).replace(/\n$/, '');
+    const next = withPrefix(current, prefix, marker);
+    if (next === null) continue;
+    await run(['set-option', '-g', `@nerdr_saved_${option}`, current]);
+    await run(['set-option', '-g', option, next]);
+    changed.push(option);
+  }
+  return changed;
+}
+
+/** Takes the prefixes out again, keeping the user's own text; returns what changed. */
+export async function uninstallLights(run: RunArgv): Promise<StatusOption[]> {
+  const changed: StatusOption[] = [];
+  for (const { option, prefix } of STATUS_OPTIONS) {
+    const current = (await run(['show-options', '-gv', option])).replace(/\n$/, '');
+    const next = withoutPrefix(current, prefix);
+    if (next === null) continue;
+    await run(['set-option', '-g', option, next]);
+    await run(['set-option', '-gu', `@nerdr_saved_${option}`]).catch(() => '');
+    changed.push(option);
+  }
+  return changed;
+}
