@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
+import { REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv, paneEnv } from './helpers/env.js';
 
 /** Every row the supervisor pushed for one window, in order (nerdr.subscribe). */
 class StateRecorder {
@@ -73,16 +73,6 @@ class StateRecorder {
   }
 }
 
-async function paneEnv(env: LiveEnv, target: string): Promise<Record<string, string>> {
-  const pid = (await env.tmuxOk('display', '-p', '-t', target, '#{pane_pid}')).trim();
-  const raw = readFileSync(`/proc/${pid}/environ`, 'utf8');
-  return Object.fromEntries(
-    raw
-      .split('\0')
-      .filter(Boolean)
-      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  );
-}
 
 interface Explained {
   state: string;

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
+import { REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv, processEnv } from './helpers/env.js';
 
 const FAKE = path.join(REPO_ROOT, 'test', 'live', 'helpers', 'fake-agent.js');
 const DEMO_IDLE = path.join(REPO_ROOT, 'test', 'fixtures', 'screens', 'demo', '01-idle.ansi.txt');
@@ -74,15 +74,6 @@ class Recorder {
   }
 }
 
-function paneEnvOf(pid: string): Record<string, string> {
-  const raw = readFileSync(`/proc/${pid}/environ`, 'utf8');
-  return Object.fromEntries(
-    raw
-      .split('\0')
-      .filter(Boolean)
-      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  );
-}
 
 describe.skipIf(!tmuxAvailable)('messages, wait, next, notifications: live', () => {
   let env: LiveEnv;
@@ -129,7 +120,7 @@ describe.skipIf(!tmuxAvailable)('messages, wait, next, notifications: live', () 
     const win = await newWindow('demo', '--name', name, '--', '--auto', '0', '--work', '1', ...flags);
     if (rec.rows.size === 0) {
       const pid = (await env.tmuxOk('display', '-p', '-t', win, '#{pane_pid}')).trim();
-      await rec.start(paneEnvOf(pid).NERDR_SOCKET!);
+      await rec.start(processEnv(pid).NERDR_SOCKET!);
     }
     await waitFor(async () => ['idle', 'done'].includes((await row(win)).state), { timeoutMs: 20_000, what: `${name} idle` });
     return win;
@@ -236,7 +227,7 @@ describe.skipIf(!tmuxAvailable)('messages, wait, next, notifications: live', () 
       win = await newWindow('--name', 'deaf', '--cmd', cmd);
       if (rec.rows.size === 0) {
         const pid = (await env.tmuxOk('display', '-p', '-t', win, '#{pane_pid}')).trim();
-        await rec.start(paneEnvOf(pid).NERDR_SOCKET!);
+        await rec.start(processEnv(pid).NERDR_SOCKET!);
       }
       await waitFor(async () => {
         const r = await row(win);

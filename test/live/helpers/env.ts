@@ -341,3 +341,19 @@ export async function startLiveEnv(opts: StartOptions = {}): Promise<LiveEnv> {
   };
   return live;
 }
+
+/** The environment of a process, from /proc (Linux): e.g. an agent pane's NERDR_TAB / NERDR_SOCKET. */
+export function processEnv(pid: number | string): Record<string, string> {
+  const raw = readFileSync(`/proc/${pid}/environ`, 'utf8');
+  return Object.fromEntries(
+    raw
+      .split('\0')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
+}
+
+/** The environment of the process running in a pane (its pane pid). */
+export async function paneEnv(env: LiveEnv, target: string): Promise<Record<string, string>> {
+  return processEnv((await env.tmuxOk('display', '-p', '-t', target, '#{pane_pid}')).trim());
+}
