@@ -1,7 +1,8 @@
 // GitHub Copilot CLI: nerdr's plugin handed to the copilot nerdr starts with `--plugin-dir`
 // (agent-hooks.md §4), so a copilot the agent runs itself has none and ~/.copilot/hooks is never
 // touched. The manifest (`.plugin/plugin.json`, base in hooks/copilot/plugin.json) carries the hooks
-// inline, camelCase events, each running `<nerdr> hook copilot <event>` (camelCase payloads carry no
+// inline as the bare event map: Copilot 1.0.102 silently ignores an inline hooks-file shape
+// (`{"version":1,"hooks":{…}}`) there (tested offline, docs/agents/copilot.md). camelCase events, each running `<nerdr> hook copilot <event>` (camelCase payloads carry no
 // event name). preToolUse is not registered: it is fail-closed (a crash would deny the tool), and
 // permissionRequest fires for auto-approved calls too; notification/permission_prompt is the signal.
 //   launch    <state>/launch/copilot/plugin-<hash>/
@@ -39,7 +40,7 @@ export function copilotManifest(packageRoot: string, nerdrBin: string): string {
   for (const { event, matcher } of COPILOT_EVENTS) {
     hooks[event] = [{ type: 'command', bash: hookCommand(nerdrBin, 'copilot', event), timeoutSec: 10, ...(matcher ? { matcher } : {}) }];
   }
-  manifest['hooks'] = { version: 1, hooks };
+  manifest['hooks'] = hooks;
   return JSON.stringify(manifest, null, 2) + '\n';
 }
 

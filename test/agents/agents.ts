@@ -158,3 +158,35 @@ export const opencode: AgentProfile = {
   answerKeys: ['Enter'],
   notApplicable: {},
 };
+
+export const copilot: AgentProfile = {
+  agent: 'copilot',
+  // Copilot's BYOK provider with the default "completions" wire API: Chat Completions
+  startServer: (o) => startOpenAIChat(o),
+  runOptions: (server) => ({
+    agent: 'copilot',
+    args: ['--disable-client-telemetry'],
+    env: {
+      // offline mode: no GitHub sign-in, telemetry, web tools or auto-update (`copilot help environment`)
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_BASE_URL: `${server.url}/v1`,
+      COPILOT_PROVIDER_API_KEY: 'dummy',
+      COPILOT_MODEL: 'gpt-fake',
+      // a model outside Copilot's catalog needs its limits, or a warning stays on screen
+      COPILOT_PROVIDER_MAX_PROMPT_TOKENS: '128000',
+      COPILOT_PROVIDER_MAX_OUTPUT_TOKENS: '16000',
+      COPILOT_AUTO_UPDATE: 'false',
+    },
+    // the project is trusted ("Confirm folder trust" is answered by this list) and the app tip shown
+    configure: (home, project) =>
+      write(path.join(home, '.copilot', 'config.json'), JSON.stringify({ trustedFolders: [project], appTipShown: true }, null, 2) + '\n'),
+  }),
+  readyText: /\/ commands · \? help/,
+  startupDialogs: [],
+  approveKeys: ['Enter'],
+  denyKeys: ['Escape'],
+  // "esc esc interrupt": the first Esc arms ("esc again to interrupt"), the second stops the turn
+  interruptKeys: ['Escape', 'Escape'],
+  answerKeys: ['Down', 'Enter'],
+  notApplicable: {},
+};

@@ -20,8 +20,8 @@ interface PhaseResult {
 }
 
 export interface ScenarioOptions {
-  /** The agent's own conversation id, from what it sent the fake server. */
-  ownConversationId(requests: LoggedRequest[]): string | null;
+  /** The agent's own conversation id, from what it sent the fake server (or left in its HOME). */
+  ownConversationId(requests: LoggedRequest[], run: AgentRun): string | null;
 }
 
 // opencode npm-installs @opencode-ai/plugin into nerdr's plugin folder at its first start
@@ -272,7 +272,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
     });
 
     phase('conversation id is the agent\'s own', async (_ctx, pending) => {
-      const own = options.ownConversationId(server.requests);
+      const own = options.ownConversationId(server.requests, agent);
       const row = await agent.row();
       if (!row?.conversationId && !hasLaunchWiring()) {
         pending(`nerdr records no conversation id: \`nerdr new\` does not wire hooks yet (no launchPlan in dist/cli/new.js); the agent's own is ${own ?? 'unknown'}`);
@@ -285,7 +285,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       if (!hasCommand('restore')) pending('`nerdr restore` does not exist yet');
       await settle();
       const before = await agent.row();
-      const own = options.ownConversationId(server.requests);
+      const own = options.ownConversationId(server.requests, agent);
       if (!before?.conversationId) throw new Error('nerdr has no conversation id to restore');
       // the tmux server goes away with the agent in it, then `nerdr restore` brings the window back
       await agent.restartServer();
@@ -301,7 +301,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       await agent.prompt('Hello again after restore');
       const next = await until(async () => server.requests.find((x) => x.at >= t && x.script === 'text'), TURN_MS, 200);
       if (!next) throw new Error('the restored agent sent no request for the new prompt');
-      const resumed = options.ownConversationId(server.requests.filter((x) => x.at >= t));
+      const resumed = options.ownConversationId(server.requests.filter((x) => x.at >= t), agent);
       if (resumed !== own) throw new Error(`the restored agent talks in conversation ${resumed}, not ${own}: it was not resumed`);
       await agent.expectState('restored-done', ['done'], TURN_MS);
     });

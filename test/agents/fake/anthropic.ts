@@ -11,7 +11,7 @@ import {
   SUBAGENT_DESCRIPTION,
   SUBAGENT_PROMPT,
   chunks,
-  isInjected,
+  humanText,
   scriptFor,
   startServer,
   type FakeServer,
@@ -44,8 +44,9 @@ export function chooseScript(body: Body): Script {
   if (!last) return 'text';
   const blocks: Block[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
   const human = blocks
-    .filter((b) => b.type === 'text' && typeof b.text === 'string' && !isInjected(b.text))
-    .map((b) => b.text!)
+    .filter((b) => b.type === 'text' && typeof b.text === 'string')
+    .map((b) => humanText(b.text!))
+    .filter((t) => t !== '')
     .join('\n');
   // After a denied tool the rejected result and the next prompt share one message: the human text wins.
   if (human.trim()) return scriptFor(human);

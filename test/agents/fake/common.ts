@@ -70,10 +70,19 @@ export function scriptFor(text: string): Script {
   return 'text';
 }
 
-/** Texts the agent adds to the user's turn by itself (environment, reminders, instructions). */
+/**
+ * The part of a user message the human typed: the agent's own additions are dropped. Agents wrap
+ * what they add in tags (`<system-reminder>…</system-reminder>`, `<environment_context>`, Copilot's
+ * `<current_datetime>…</current_datetime>` before the prompt, …) or start it with "Caveat:".
+ */
+export function humanText(text: string): string {
+  const t = text.replace(/<([A-Za-z][\w-]*)[^>]*>[\s\S]*?<\/\1>/g, '').trim();
+  return t.startsWith('<') || t.startsWith('Caveat:') ? '' : t;
+}
+
+/** A text the agent added to the user's turn by itself (environment, reminders, instructions). */
 export function isInjected(text: string): boolean {
-  const t = text.trimStart();
-  return t.startsWith('<') || t.startsWith('Caveat:');
+  return humanText(text) === '';
 }
 
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>

@@ -1,6 +1,7 @@
-// Fake OpenAI Chat Completions API (opencode through @ai-sdk/openai-compatible):
-// POST /v1/chat/completions with SSE, scripted by keywords. opencode sends a tool-less title
-// request first; its tools are bash, question, task, read, … (function tools).
+// Fake OpenAI Chat Completions API: POST /v1/chat/completions with SSE, scripted by keywords.
+// opencode (through @ai-sdk/openai-compatible) sends a tool-less title request first; its tools are
+// bash, question, task, read, … Copilot CLI (BYOK offline mode, OpenAI JS SDK) has bash, ask_user
+// and task (with its own required fields), and puts <current_datetime> before the prompt.
 
 import { randomBytes } from 'node:crypto';
 import {
@@ -11,7 +12,7 @@ import {
   SUBAGENT_DESCRIPTION,
   SUBAGENT_PROMPT,
   chunks,
-  isInjected,
+  humanText,
   scriptFor,
   startServer,
   type FakeServer,
@@ -28,12 +29,12 @@ interface Message {
 interface Body {
   model?: string;
   messages?: Message[];
-  tools?: { type?: string; function?: { name?: string } }[];
+  tools?: { type?: string; function?: { name?: string; parameters?: { properties?: Record<string, unknown> } } }[];
 }
 
 function text(m: Message): string {
   const parts = typeof m.content === 'string' ? [m.content] : (m.content ?? []).map((c) => c.text ?? '');
-  return parts.filter((t) => t && !isInjected(t)).join('\n');
+  return parts.map((t) => humanText(t ?? '')).filter((t) => t !== '').join('\n');
 }
 
 export function chooseScript(body: Body): Script {
@@ -52,6 +53,7 @@ async function stream(req: LoggedRequest, res: SseResponse, timing: Timing): Pro
   const script = chooseScript(body);
   req.script = script;
   const tools = new Set((body.tools ?? []).map((t) => t.function?.name ?? ''));
+  const params = (name: string): Record<string, unknown> => body.tools?.find((t) => t.function?.name === name)?.function?.parameters?.properties ?? {};
   const completionId = id('chatcmpl');
   const model = body.model ?? 'gpt-fake';
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): void =>
@@ -86,12 +88,21 @@ async function stream(req: LoggedRequest, res: SseResponse, timing: Timing): Pro
       if (tools.has('question')) {
         call('question', { questions: [{ question: QUESTION.question, header: QUESTION.header, options: QUESTION.options }] });
         finish = 'tool_calls';
+      } else if (tools.has('ask_user')) {
+        // Copilot: a form described by a JSON schema; one single-select field
+        const field = { type: 'string', title: QUESTION.header, oneOf: QUESTION.options.map((o) => ({ const: o.label, title: o.label })) };
+        call('ask_user', { message: QUESTION.question, requestedSchema: { type: 'object', properties: { colour: field }, required: ['colour'] } });
+        finish = 'tool_calls';
       } else await say('(fake model: this agent offers no question tool)');
       break;
     case 'subagent':
       await res.sleep(timing.firstTokenMs);
       if (tools.has('task')) {
-        call('task', { description: SUBAGENT_DESCRIPTION, prompt: SUBAGENT_PROMPT, subagent_type: 'general' });
+        // Copilot's task requires agent_type and name, and runs in the foreground with mode "sync"
+        const args = 'agent_type' in params('task')
+          ? { description: SUBAGENT_DESCRIPTION, prompt: SUBAGENT_PROMPT, agent_type: 'general-purpose', name: 'harness-child', mode: 'sync' }
+          : { description: SUBAGENT_DESCRIPTION, prompt: SUBAGENT_PROMPT, subagent_type: 'general' };
+        call('task', args);
         finish = 'tool_calls';
       } else await say('(fake model: this agent offers no subagent tool)');
       break;

@@ -10,7 +10,7 @@ import {
   SLOW_WORDS,
   SUBAGENT_PROMPT,
   chunks,
-  isInjected,
+  humanText,
   scriptFor,
   startServer,
   type FakeServer,
@@ -43,7 +43,7 @@ interface Body {
 export function chooseScript(body: Body): Script {
   if (!body.tools || body.tools.length === 0) return 'title';
   const input = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : (body.input ?? []);
-  const isHuman = (i: Item): boolean => (i.type === 'message' || i.type === undefined) && i.role === 'user' && humanText(i) !== '';
+  const isHuman = (i: Item): boolean => (i.type === 'message' || i.type === undefined) && i.role === 'user' && itemText(i) !== '';
   const human = input.map(isHuman).lastIndexOf(true);
   const output = input.map((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output').lastIndexOf(true);
   // A tool result newer than the last prompt (Codex may add notices after it, e.g. <subagent_notification>).
@@ -51,12 +51,12 @@ export function chooseScript(body: Body): Script {
     const call = input.find((i) => i.type === 'function_call' && i.call_id === input[output]!.call_id);
     return call?.name === 'spawn_agent' ? 'subagent-wait' : 'after-tool'; // spawn_agent returns at once: wait for it
   }
-  return human >= 0 ? scriptFor(humanText(input[human]!)) : 'text';
+  return human >= 0 ? scriptFor(itemText(input[human]!)) : 'text';
 }
 
-function humanText(i: Item): string {
+function itemText(i: Item): string {
   const parts = typeof i.content === 'string' ? [i.content] : (i.content ?? []).map((c) => c.text ?? '');
-  return parts.filter((t) => t && !isInjected(t)).join('\n');
+  return parts.map((t) => humanText(t ?? '')).filter((t) => t !== '').join('\n');
 }
 
 const id = (p: string): string => `${p}_${randomBytes(8).toString('hex')}`;

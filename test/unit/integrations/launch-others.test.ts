@@ -119,9 +119,9 @@ describe('copilot', () => {
     expect(dir.startsWith(path.join(root, 'state', 'launch', 'copilot'))).toBe(true);
     const m = JSON.parse(read(path.join(dir, '.plugin', 'plugin.json')));
     expect(m.name).toBe('nerdr');
-    expect(Object.keys(m.hooks.hooks).sort()).toEqual(COPILOT_EVENTS.map((e) => e.event).sort());
-    expect(m.hooks.hooks.preToolUse).toBeUndefined();
-    expect(m.hooks.hooks.agentStop[0].bash).toBe(`'${path.join(root, 'nerdr pkg', 'bin', 'nerdr.js')}' hook copilot agentStop`);
+    expect(Object.keys(m.hooks).sort()).toEqual(COPILOT_EVENTS.map((e) => e.event).sort());
+    expect(m.hooks.preToolUse).toBeUndefined();
+    expect(m.hooks.agentStop[0].bash).toBe(`'${path.join(root, 'nerdr pkg', 'bin', 'nerdr.js')}' hook copilot agentStop`);
     expect(plan.conversationId).toMatch(UUID);
     expect(plan.argv.slice(-2)).toEqual(['--model', 'x']);
     // the hint makes the camelCase payloads mappable

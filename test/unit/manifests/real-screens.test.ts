@@ -1,4 +1,5 @@
-// Every real screen in shared/fixtures/screens must classify to its true state (index.json).
+// Every real screen must classify to its true state: shared/fixtures/screens (index.json) and our
+// own captures in test/fixtures/screens (index.json there).
 // `exited` screens are skipped (that is the process path's job); `done` is engine idle.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +16,10 @@ interface Entry {
   state: string;
 }
 
-const index = JSON.parse(fs.readFileSync(path.join(screensDir, 'index.json'), 'utf8')) as { screens: Entry[] };
+const ownDir = path.resolve(repoRoot, 'test/fixtures/screens');
+const read = (dir: string): (Entry & { dir: string })[] =>
+  (JSON.parse(fs.readFileSync(path.join(dir, 'index.json'), 'utf8')) as { screens: Entry[] }).screens.map((e) => ({ ...e, dir }));
+const index = { screens: [...read(screensDir), ...read(ownDir)] };
 const registry = new ManifestRegistry({ env: { HOME: '/nonexistent-home-for-tests' } });
 
 describe('real screens classify to their true state', () => {
@@ -24,7 +28,7 @@ describe('real screens classify to their true state', () => {
     it(`${e.screen} → ${expected}`, () => {
       const loaded = registry.get(e.agent);
       expect(loaded, `no bundled manifest for ${e.agent}`).toBeDefined();
-      const raw = fs.readFileSync(path.join(screensDir, `${e.screen}.txt`), 'utf8');
+      const raw = fs.readFileSync(path.join(e.dir, `${e.screen}.txt`), 'utf8');
       const r = detectRawScreen(loaded!, raw);
       expect({ state: r.state, rule: r.rule }).toMatchObject({ state: expected });
       // Real screens are clear evidence: the winner should be a visible rule, never the fallback.
