@@ -14,19 +14,19 @@ import { which } from '../integrations/common.js';
 import { fileStatus, installFile, requireMode, uninstallFile, type FileIntegration, type InstallCtx, type InstallResult, type FileStatus } from '../integrations/install.js';
 import { opencodeFiles } from '../integrations/opencode.js';
 import { copilotFiles } from '../integrations/copilot.js';
+import { geminiFiles } from '../integrations/gemini.js';
 import { agyFiles } from '../integrations/agy.js';
 import { grokFiles } from '../integrations/grok.js';
 import { codexHome, codexTrust, removeCodexTrust, trustCodexHooks, type CodexTrust } from '../integrations/codex.js';
 import { printJson, table } from './print.js';
 
-const FILES: Record<string, FileIntegration> = { opencode: opencodeFiles, copilot: copilotFiles, agy: agyFiles, grok: grokFiles };
+const FILES: Record<string, FileIntegration> = { opencode: opencodeFiles, copilot: copilotFiles, gemini: geminiFiles, agy: agyFiles, grok: grokFiles };
 
 const LAUNCH_WIRING: Record<string, string> = {
   claude: '--settings <state>/launch/claude/settings-*.json + --session-id',
   codex: '--no-daemon + -c hooks.<Event>=… (only once codex trusts them; else -c notify=…)',
   opencode: 'OPENCODE_CONFIG_CONTENT plugin file://<state>/launch/opencode/nerdr.js',
   copilot: '--plugin-dir <state>/launch/copilot/plugin-* + --session-id',
-  gemini: 'GEMINI_CLI_SYSTEM_DEFAULTS_PATH=<state>/launch/gemini/system-defaults-*.json + --session-id',
 };
 
 function installCtx(cwd: string): InstallCtx {
@@ -95,11 +95,13 @@ export async function integrationsStatus(cwd: string, opts: { versions?: boolean
         const t: CodexTrust = await codexTrust({ stateDir: c.stateDir, nerdrBin, cwd, env: process.env, codexCommand: command });
         st.codexTrust = { trusted: t.trusted, ...(t.reason ? { reason: t.reason } : {}) };
       }
+      // gemini uses its extension whenever it is installed (src/integrations/gemini.ts)
+      if (spec.id === 'gemini' && mode === 'off' && ac.hooks && st.files.some((f) => f.mode === 'home' && f.ours)) st.mode = 'home';
       if (w.modes.length === 1) st.wiring = 'no hooks: read from the screen';
-      else if (mode === 'off') st.wiring = 'off: read from the screen';
+      else if (st.mode === 'off') st.wiring = spec.id === 'gemini' && ac.hooks ? 'off: read from the screen (`nerdr integrations install gemini` adds hooks)' : 'off: read from the screen';
       else if (mode === 'launch') st.wiring = LAUNCH_WIRING[spec.id] ?? 'launch';
       else if (spec.id === 'codex') st.wiring = `home: codex trusts nerdr's -c hooks (${path.join(codexHome(process.env), 'config.toml')} [hooks.state])`;
-      else st.wiring = `${mode}: ${integ?.file(mode as 'home' | 'worktree', c) ?? ''}`;
+      else st.wiring = `${st.mode}: ${integ?.file(st.mode as 'home' | 'worktree', c) ?? ''}`;
       if (spec.id === 'codex' && st.codexTrust) st.wiring += st.codexTrust.trusted ? ' — trusted' : ' — not trusted yet (notify only)';
       return st;
     }),
@@ -182,8 +184,8 @@ export function register(program: Command): void {
       const c = installCtx(cwd);
       for (const m of modes) {
         const file = integ.file(m, c);
-        // copilot's plugin is a folder of its own: remove it whole once empty
-        const stopAt = agent === 'copilot' ? path.dirname(path.dirname(path.dirname(file))) : m === 'worktree' ? cwd : undefined;
+        // copilot's plugin and gemini's extension are folders of their own: removed whole once empty
+        const stopAt = agent === 'copilot' || agent === 'gemini' ? path.dirname(path.dirname(path.dirname(file))) : m === 'worktree' ? cwd : undefined;
         printResult(uninstallFile(integ, m, c, stopAt), 'removed');
       }
     });

@@ -1,14 +1,21 @@
-// Gemini CLI: no --settings flag, so nerdr's hooks go in a "system defaults" settings file named by
-// GEMINI_CLI_SYSTEM_DEFAULTS_PATH — the lowest-precedence scope, whose hook arrays are concatenated
-// with the user's own (agent-hooks.md §5). If the user already points that variable at a file of
-// theirs, nerdr's file is their content plus its hooks. Plus `--session-id <uuid>`.
-// Trust: Gemini skips these hooks in a folder it does not trust. nerdr does not pass --skip-trust
-// (that would also load the project's own settings and hooks): until the user trusts the folder in
-// Gemini's own dialog, the screen is read.
+// Gemini CLI (agent-hooks.md §5). Gemini offers no way to hand hooks to one launch that works for an
+// ordinary user, so nothing is wired unless the user opts in (`install = "home"`, or
+// `nerdr integrations install gemini`):
+// - its system settings files (GEMINI_CLI_SYSTEM_DEFAULTS_PATH, GEMINI_CLI_SYSTEM_SETTINGS_PATH) are
+//   read only when root owns the file and no parent folder is writable by others; any other file is
+//   skipped with a "Security Warning" on screen (Gemini CLI 0.61.0, tested offline);
+// - settings hooks (user or project settings.json) run only in folders the user trusts.
+// An extension is loaded without either condition: nerdr's is ~/.gemini/extensions/nerdr/, the
+// manifest gemini-extension.json plus the hooks in hooks/hooks.json. Every gemini the user starts
+// loads it, so each hook command first checks, in the shell, that nerdr started this gemini
+// (NERDR_GEMINI_HOOKS=1, set by the launch): a gemini outside nerdr pays a `[`, not a Node start.
+// Always `--session-id <uuid>` (unless the user resumes or names one), so the conversation resumes.
 
 import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
-import { flagValue, hasFlag, hookCommand, isObj, launchFile, newUuid, parseJson, readText, UUID_RE } from './common.js';
+import { agentConfig } from '../config.js';
+import { flagValue, hasFlag, homeOf, hookCommand, isObj, newUuid, parseJson, readText, UUID_RE } from './common.js';
+import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 
 export const GEMINI_EVENTS: { event: string; matcher?: string }[] = [
   { event: 'SessionStart' },
@@ -21,23 +28,63 @@ export const GEMINI_EVENTS: { event: string; matcher?: string }[] = [
   { event: 'SessionEnd' },
 ];
 
-export function geminiSettings(nerdrBin: string): { hooks: Record<string, unknown[]> } {
+/** Set in the environment of the gemini nerdr starts; the hook commands run only where it is 1. */
+export const GEMINI_HOOK_ENV = 'NERDR_GEMINI_HOOKS';
+export const GEMINI_MARK = 'Managed by nerdr: remove this sentence to keep your own edits.';
+
+export function geminiHookCommand(nerdrBin: string, event: string): string {
+  return `[ "$${GEMINI_HOOK_ENV}" != 1 ] || ${hookCommand(nerdrBin, 'gemini', event)}`;
+}
+
+/** hooks/hooks.json of nerdr's extension. */
+export function geminiHooks(nerdrBin: string): { hooks: Record<string, unknown[]> } {
   const hooks: Record<string, unknown[]> = {};
   for (const { event, matcher } of GEMINI_EVENTS) {
-    hooks[event] = [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command: hookCommand(nerdrBin, 'gemini', event), name: `nerdr-${event}`, timeout: 10_000 }] }];
+    hooks[event] = [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command: geminiHookCommand(nerdrBin, event), name: `nerdr-${event}`, timeout: 10_000 }] }];
   }
   return { hooks };
 }
 
-const SUBCOMMANDS = new Set(['mcp', 'extensions', 'extension', 'skills', 'hooks']);
+const render = (o: unknown): string => JSON.stringify(o, null, 2) + '\n';
+
+export function geminiExtensionManifest(): string {
+  return render({ name: 'nerdr', version: '1.0.0', description: `Reports Gemini CLI's prompts, tool calls, permission prompts and turn ends to nerdr. ${GEMINI_MARK}` });
+}
+
+function extensionDir(env: NodeJS.ProcessEnv): string {
+  return path.join(homeOf(env), '.gemini', 'extensions', 'nerdr');
+}
+
+const marked = (text: string | undefined): boolean => {
+  const m = text === undefined ? undefined : parseJson(text);
+  return isObj(m) && typeof m['description'] === 'string' && m['description'].includes(GEMINI_MARK);
+};
+
+/** The extension's hooks file; its manifest is written beside it (`companions`). */
+export const geminiFiles: FileIntegration = {
+  agent: 'gemini',
+  file: (_mode, c) => path.join(extensionDir(c.env), 'hooks', 'hooks.json'),
+  companions: (_mode, c) => [{ file: path.join(extensionDir(c.env), 'gemini-extension.json'), text: geminiExtensionManifest(), ours: marked }],
+  apply(existing, c) {
+    if (existing !== undefined && !/hook gemini/.test(existing)) return { leave: 'an extension named nerdr that is not nerdr\'s is in ~/.gemini/extensions: left as it is' };
+    return { text: render(geminiHooks(c.nerdrBin)) };
+  },
+  remove: (existing) => (/hook gemini/.test(existing) ? null : undefined),
+  current: (existing, c) => existing === render(geminiHooks(c.nerdrBin)),
+  ours: (existing) => /hook gemini/.test(existing),
+};
+
+const SUBCOMMANDS = new Set(['mcp', 'extensions', 'extension', 'skills', 'skill', 'hooks', 'hook']);
 
 export function planGemini(p: PlanInput): LaunchPlan {
-  const { ctx, notes, env: userEnv } = p;
+  const { ctx, notes } = p;
   const args = p.args;
   const files: string[] = [];
   const env: Record<string, string> = {};
   if (args[0] !== undefined && SUBCOMMANDS.has(args[0])) return { argv: [...p.command, ...args], env, notes, wiring: 'off', files };
-  if (hasFlag(args, ['--list-sessions', '--delete-session', '-v', '--version', '-h', '--help'])) return { argv: [...p.command, ...args], env, notes, wiring: 'off', files };
+  if (hasFlag(args, ['--list-sessions', '--delete-session', '-l', '--list-extensions', '-v', '--version', '-h', '--help'])) {
+    return { argv: [...p.command, ...args], env, notes, wiring: 'off', files };
+  }
   const flags: string[] = [];
   let conversationId: string | undefined;
   const given = flagValue(args, ['--session-id']);
@@ -49,30 +96,23 @@ export function planGemini(p: PlanInput): LaunchPlan {
     conversationId = newUuid();
     flags.push('--session-id', conversationId);
   }
-  let mode = p.mode;
-  if (mode !== 'off') {
-    const ours = geminiSettings(ctx.nerdrBin);
-    let settings: Record<string, unknown> = ours;
-    const theirs = userEnv.GEMINI_CLI_SYSTEM_DEFAULTS_PATH;
-    if (theirs) {
-      const parsed = parseJson(readText(path.resolve(ctx.cwd, theirs)));
-      if (isObj(parsed)) {
-        const hooks: Record<string, unknown> = isObj(parsed['hooks']) ? { ...(parsed['hooks'] as Record<string, unknown>) } : {};
-        for (const [ev, groups] of Object.entries(ours.hooks)) hooks[ev] = [...(Array.isArray(hooks[ev]) ? (hooks[ev] as unknown[]) : []), ...groups];
-        settings = { ...parsed, hooks };
-      } else {
-        notes.push(`could not read your GEMINI_CLI_SYSTEM_DEFAULTS_PATH file ${theirs}: nerdr's hooks not added`);
-        mode = 'off';
-      }
+  // `install = "home"`, or the extension is there already (`nerdr integrations install gemini`):
+  // it is kept current and this gemini reports. --no-hooks and `hooks = false` turn it off.
+  let wiring: LaunchPlan['wiring'] = 'off';
+  const c: InstallCtx = { env: p.env, cwd: ctx.cwd, nerdrBin: ctx.nerdrBin, packageRoot: ctx.packageRoot, stateDir: ctx.stateDir };
+  const refused = !ctx.hooks || !agentConfig(ctx.config, 'gemini').hooks;
+  const present = readText(geminiFiles.file('home', c));
+  if (!refused && (p.mode === 'home' || (present !== undefined && geminiFiles.ours(present)))) {
+    const r = installFile(geminiFiles, 'home', c);
+    notes.push(...r.notes);
+    files.push(...r.files);
+    const now = readText(r.files[0]!);
+    if (now !== undefined && geminiFiles.current(now, c)) {
+      env[GEMINI_HOOK_ENV] = '1';
+      wiring = 'home';
     }
-    if (mode !== 'off') {
-      const file = launchFile(ctx.stateDir, 'gemini', 'system-defaults', 'json', JSON.stringify(settings, null, 2) + '\n');
-      files.push(file);
-      env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH = file;
-      if (!hasFlag(args, ['--skip-trust']) && userEnv.GEMINI_CLI_TRUST_WORKSPACE !== 'true') {
-        notes.push('gemini runs these hooks only in a folder you trust (its own trust dialog); until then the screen is read');
-      }
-    }
+  } else if (!refused) {
+    notes.push('gemini: hooks are opt-in (Gemini has no per-launch hooks): `nerdr integrations install gemini` adds nerdr\'s extension to ~/.gemini; until then the screen is read');
   }
-  return { argv: [...p.command, ...flags, ...args], env, ...(conversationId ? { conversationId } : {}), notes, wiring: mode, files };
+  return { argv: [...p.command, ...flags, ...args], env, ...(conversationId ? { conversationId } : {}), notes, wiring, files };
 }

@@ -39,6 +39,8 @@ export interface FileIntegration {
   current(existing: string, c: InstallCtx): boolean;
   /** nerdr's entries are in the file (any version). */
   ours(existing: string): boolean;
+  /** Files that go with this one (e.g. an extension's manifest): written with it, removed with it. */
+  companions?(mode: FileMode, c: InstallCtx): { file: string; text: string; ours(existing: string | undefined): boolean }[];
 }
 
 export function installFile(integ: FileIntegration, mode: FileMode, c: InstallCtx): InstallResult {
@@ -58,6 +60,12 @@ export function installFile(integ: FileIntegration, mode: FileMode, c: InstallCt
     return res;
   }
   res.changed = writeIfChanged(file, r.text);
+  for (const comp of integ.companions?.(mode, c) ?? []) {
+    const theirs = readText(comp.file);
+    if (theirs !== undefined && !comp.ours(theirs)) res.notes.push(`${comp.file} is not nerdr's: left as it is`);
+    else if (writeIfChanged(comp.file, comp.text)) res.changed = true;
+    res.files.push(comp.file);
+  }
   if (mode === 'worktree' && (existing === undefined || hasGitExclude(c.cwd, file))) {
     const ex = addGitExclude(c.cwd, file);
     if (ex) res.files.push(ex);
@@ -89,6 +97,10 @@ export function uninstallFile(integ: FileIntegration, mode: FileMode, c: Install
   if (next === undefined) return res;
   if (next === null) {
     res.changed = removeFile(file);
+    for (const comp of integ.companions?.(mode, c) ?? []) {
+      if (comp.ours(readText(comp.file)) && removeFile(comp.file)) res.changed = true;
+      if (stopAt) removeEmptyDirs(path.dirname(comp.file), stopAt);
+    }
     if (mode === 'worktree') removeGitExclude(c.cwd, file);
     if (stopAt) removeEmptyDirs(path.dirname(file), stopAt);
   } else res.changed = writeIfChanged(file, next);

@@ -22,7 +22,9 @@ export const WIRING: Record<string, AgentWiring> = {
   codex: { modes: ['launch', 'home', 'off'], default: 'launch' },
   opencode: { modes: ['launch', 'home', 'worktree', 'off'], default: 'launch' },
   copilot: { modes: ['launch', 'home', 'worktree', 'off'], default: 'launch' },
-  gemini: { modes: ['launch', 'off'], default: 'launch' },
+  // gemini: no per-launch route for a non-root user (its system settings files must be root-owned);
+  // "home" = nerdr's extension in ~/.gemini/extensions/nerdr, also used whenever it is installed.
+  gemini: { modes: ['home', 'off'], default: 'off' },
   // No per-launch route: only files the agent reads itself, so nothing unless asked for.
   agy: { modes: ['home', 'worktree', 'off'], default: 'off' },
   grok: { modes: ['home', 'worktree', 'off'], default: 'off' },

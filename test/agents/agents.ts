@@ -7,6 +7,7 @@ import type { FakeServer, Timing } from './fake/common.js';
 import { startAnthropic } from './fake/anthropic.js';
 import { startOpenAIResponses } from './fake/openai-responses.js';
 import { startOpenAIChat } from './fake/openai-chat.js';
+import { startGemini } from './fake/gemini.js';
 import type { AgentRunOptions } from './harness.js';
 import { launchAddsCodexNoDaemon } from './product.js';
 
@@ -187,6 +188,43 @@ export const copilot: AgentProfile = {
   denyKeys: ['Escape'],
   // "esc esc interrupt": the first Esc arms ("esc again to interrupt"), the second stops the turn
   interruptKeys: ['Escape', 'Escape'],
+  answerKeys: ['Down', 'Enter'],
+  notApplicable: {},
+};
+
+export const gemini: AgentProfile = {
+  agent: 'gemini',
+  startServer: (o) => startGemini(o),
+  runOptions: (server) => ({
+    agent: 'gemini',
+    env: { GEMINI_API_KEY: API_KEY, GOOGLE_GEMINI_BASE_URL: server.url, GEMINI_TELEMETRY_ENABLED: 'false' },
+    // Gemini has no per-launch hooks: nerdr's extension in ~/.gemini is opt-in, and this run opts in
+    nerdrConfig: '[agents.gemini]\ninstall = "home"\n',
+    configure: (home, project) => {
+      // the api-key auth type skips the sign-in dialog; the project is trusted (no trust dialog)
+      write(
+        path.join(home, '.gemini', 'settings.json'),
+        JSON.stringify(
+          {
+            security: { auth: { selectedType: 'gemini-api-key' } },
+            general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+            privacy: { usageStatisticsEnabled: false },
+            telemetry: { enabled: false },
+            ide: { enabled: false, hasSeenNudge: true },
+            ui: { theme: 'Default', showCompatibilityWarnings: false },
+          },
+          null,
+          2,
+        ),
+      );
+      write(path.join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }, null, 2));
+    },
+  }),
+  readyText: /Type your message or @path\/to\/file/,
+  startupDialogs: [],
+  approveKeys: ['Enter'],
+  denyKeys: ['Escape'],
+  interruptKeys: ['Escape'],
   answerKeys: ['Down', 'Enter'],
   notApplicable: {},
 };

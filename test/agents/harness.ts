@@ -69,6 +69,8 @@ export interface AgentRunOptions {
   env?: Record<string, string>;
   /** Writes the agent's config into the scratch HOME; gets (home, project). */
   configure?: (home: string, project: string) => void;
+  /** nerdr's own config.toml for this run (e.g. an opt-in install mode). */
+  nerdrConfig?: string;
 }
 
 /** Processes whose environment carries this run's marker: everything the tmux server started. */
@@ -132,6 +134,10 @@ export class AgentRun {
     };
     if (process.env.TMUX_TMPDIR) this.env.TMUX_TMPDIR = process.env.TMUX_TMPDIR;
     opts.configure?.(this.home, this.project);
+    if (opts.nerdrConfig !== undefined) {
+      mkdirSync(this.env.NERDR_CONFIG_DIR!, { recursive: true });
+      writeFileSync(path.join(this.env.NERDR_CONFIG_DIR!, 'config.toml'), opts.nerdrConfig);
+    }
   }
 
   tmux(...args: string[]): Promise<Exec> {

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { agyFiles } from '../../../src/integrations/agy.js';
 import { grokFiles } from '../../../src/integrations/grok.js';
 import { opencodeFiles } from '../../../src/integrations/opencode.js';
 import { copilotFiles, COPILOT_EVENTS } from '../../../src/integrations/copilot.js';
-import { GEMINI_EVENTS } from '../../../src/integrations/gemini.js';
+import { GEMINI_EVENTS, geminiFiles, geminiHookCommand } from '../../../src/integrations/gemini.js';
 import { mapHookPayload } from '../../../src/integrations/events/index.js';
 
 const packageRoot = path.resolve(import.meta.dirname, '..', '..', '..');
@@ -145,25 +145,62 @@ describe('copilot', () => {
 });
 
 describe('gemini', () => {
-  it('a system-defaults settings file via env, hooks with event hints and ms timeouts, --session-id', async () => {
+  const ext = () => path.join(home, '.gemini', 'extensions', 'nerdr');
+
+  it('default: nothing written, a note says how to opt in; still --session-id', async () => {
     const plan = await launchPlan('gemini', ['-m', 'x'], ctx());
-    const file = plan.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH!;
-    const s = JSON.parse(read(file));
-    expect(Object.keys(s.hooks).sort()).toEqual(GEMINI_EVENTS.map((e) => e.event).sort());
-    expect(s.hooks.AfterAgent[0].hooks[0]).toMatchObject({ type: 'command', command: expect.stringMatching(/hook gemini AfterAgent$/), timeout: 10000 });
-    expect(plan.argv[1]).toBe('--session-id');
+    expect(plan).toMatchObject({ wiring: 'off', env: {} });
+    expect(plan.notes.join(' ')).toContain('nerdr integrations install gemini');
+    expect(existsSync(path.join(home, '.gemini'))).toBe(false);
+    expect(plan.argv.slice(0, 2)).toEqual(['gemini', '--session-id']);
     expect(plan.conversationId).toMatch(UUID);
+    expect(plan.argv.slice(-2)).toEqual(['-m', 'x']);
     expect(plan.argv).not.toContain('--skip-trust');
   });
 
-  it('a user system-defaults file is merged, not replaced', async () => {
-    const mine = path.join(root, 'sys.json');
-    writeFileSync(mine, JSON.stringify({ ui: { theme: 'x' }, hooks: { AfterAgent: [{ hooks: [{ type: 'command', command: 'mine' }] }] } }));
-    const plan = await launchPlan('gemini', [], ctx({ env: { HOME: home, GEMINI_CLI_SYSTEM_DEFAULTS_PATH: mine } }));
-    const s = JSON.parse(read(plan.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH!));
-    expect(s.ui).toEqual({ theme: 'x' });
-    expect(s.hooks.AfterAgent).toHaveLength(2);
-    expect(read(mine)).toContain('"mine"');
+  it('home: an extension with hooks guarded by NERDR_GEMINI_HOOKS, set for this launch only', async () => {
+    const plan = await launchPlan('gemini', [], ctx({ toml: '[agents.gemini]\ninstall = "home"\n' }));
+    expect(plan).toMatchObject({ wiring: 'home', env: { NERDR_GEMINI_HOOKS: '1' } });
+    const hooks = JSON.parse(read(path.join(ext(), 'hooks', 'hooks.json'))).hooks;
+    expect(Object.keys(hooks).sort()).toEqual(GEMINI_EVENTS.map((e) => e.event).sort());
+    expect(hooks.AfterAgent[0].hooks[0]).toMatchObject({ type: 'command', name: 'nerdr-AfterAgent', timeout: 10000 });
+    expect(hooks.AfterAgent[0].hooks[0].command).toBe(`[ "$NERDR_GEMINI_HOOKS" != 1 ] || '${path.join(root, 'nerdr pkg', 'bin', 'nerdr.js')}' hook gemini AfterAgent`);
+    expect(hooks.BeforeTool[0].matcher).toBe('.*');
+    expect(JSON.parse(read(path.join(ext(), 'gemini-extension.json')))).toMatchObject({ name: 'nerdr', description: expect.stringContaining('Managed by nerdr') });
+  });
+
+  it('the guard: the hook command runs nerdr only where NERDR_GEMINI_HOOKS=1, and always exits 0', () => {
+    const bin = path.join(root, 'fake-nerdr.sh');
+    writeFileSync(bin, `#!/bin/sh\necho ran >> '${path.join(root, 'ran.txt')}'\nexit 3\n`, { mode: 0o755 });
+    const cmd = geminiHookCommand(bin, 'AfterAgent');
+    const sh = (env: Record<string, string>) => spawnSync('/bin/sh', ['-c', cmd], { env: { PATH: '/usr/bin:/bin', ...env } }).status;
+    expect(sh({})).toBe(0);
+    expect(existsSync(path.join(root, 'ran.txt'))).toBe(false);
+    sh({ NERDR_GEMINI_HOOKS: '1' });
+    expect(read(path.join(root, 'ran.txt'))).toBe('ran\n');
+  });
+
+  it('once installed it is used by default and kept current; --no-hooks and hooks = false do not use it', async () => {
+    expect(installFile(geminiFiles, 'home', ictx()).changed).toBe(true);
+    expect(installFile(geminiFiles, 'home', ictx()).changed).toBe(false);
+    const plan = await launchPlan('gemini', [], ctx());
+    expect(plan).toMatchObject({ wiring: 'home', env: { NERDR_GEMINI_HOOKS: '1' } });
+    expect((await launchPlan('gemini', [], ctx({ hooks: false }))).env).toEqual({});
+    expect((await launchPlan('gemini', [], ctx({ toml: '[agents.gemini]\nhooks = false\n' }))).env).toEqual({});
+    uninstallFile(geminiFiles, 'home', ictx(), path.join(home, '.gemini'));
+    expect(existsSync(ext())).toBe(false);
+    expect(existsSync(path.join(home, '.gemini'))).toBe(true);
+  });
+
+  it('an extension named nerdr that is not ours is left alone, and not used', async () => {
+    mkdirSync(path.join(ext(), 'hooks'), { recursive: true });
+    writeFileSync(path.join(ext(), 'hooks', 'hooks.json'), '{"hooks":{}}\n');
+    writeFileSync(path.join(ext(), 'gemini-extension.json'), '{"name":"nerdr","version":"9"}\n');
+    const plan = await launchPlan('gemini', [], ctx({ toml: '[agents.gemini]\ninstall = "home"\n' }));
+    expect(plan).toMatchObject({ wiring: 'off', env: {} });
+    expect(read(path.join(ext(), 'hooks', 'hooks.json'))).toBe('{"hooks":{}}\n');
+    expect(read(path.join(ext(), 'gemini-extension.json'))).toBe('{"name":"nerdr","version":"9"}\n');
+    expect(uninstallFile(geminiFiles, 'home', ictx(), path.join(home, '.gemini')).changed).toBe(false);
   });
 });
 

@@ -60,8 +60,22 @@ const CASES: Record<string, Record<string, Cases>> = {
     input_box_idle: { match: ['real:opencode/01-startup-idle', 'real:opencode/09-interrupted'], noMatch: ['real:opencode/02-working-spinner', 'real:opencode/04-permission-bash'] },
   },
   gemini: {
-    confirmation_box: { match: ['recon:gemini/reconstructed-confirm'], noMatch: ['recon:gemini/reconstructed-working', 'recon:gemini/reconstructed-idle'] },
-    esc_cancel_working: { match: ['recon:gemini/reconstructed-working'], noMatch: ['recon:gemini/reconstructed-idle'] },
+    title_action_required: { match: [{ title: '✋  Action Required (proj)' }], noMatch: [{ title: '✦  Working… (proj)' }, { title: '◇  Ready (proj)' }] },
+    choice_dialog: {
+      match: ['recon:gemini/captured-permission-prompt', 'recon:gemini/captured-question', 'recon:gemini/captured-trust-dialog', 'recon:gemini/captured-x-model-not-found-dialog'],
+      noMatch: ['recon:gemini/captured-ready', 'recon:gemini/captured-working-streaming', 'recon:gemini/captured-done-after-subagent'],
+    },
+    question_form: { match: ['recon:gemini/captured-question'], noMatch: ['recon:gemini/captured-permission-prompt', 'recon:gemini/captured-ready'] },
+    title_working: { match: [{ title: '✦  Working… (proj)' }, { title: '⏲  Working… (proj)' }], noMatch: [{ title: '◇  Ready (proj)' }, { title: '✋  Action Required (proj)' }] },
+    esc_cancel_working: {
+      match: ['recon:gemini/captured-working-streaming', 'recon:gemini/captured-working-before-first-token-hooks-indicator', 'recon:gemini/captured-subagent-running'],
+      noMatch: ['recon:gemini/captured-ready', 'recon:gemini/captured-after-interrupt'],
+    },
+    title_ready_idle: { match: [{ title: '◇  Ready (proj)' }], noMatch: [{ title: '✦  Working… (proj)' }, { title: '' }] },
+    input_box_idle: {
+      match: ['recon:gemini/captured-ready', 'recon:gemini/captured-after-deny', 'recon:gemini/captured-done-after-subagent'],
+      noMatch: ['recon:gemini/captured-working-streaming', 'recon:gemini/captured-permission-prompt'],
+    },
   },
   copilot: {
     selection_dialog: { match: ['recon:copilot/captured-permission', 'recon:copilot/captured-trust-folder'], noMatch: ['recon:copilot/captured-question', 'recon:copilot/captured-working-streaming'] },
