@@ -286,11 +286,20 @@ export class AgentRun {
     }
   }
 
-  /** Types a prompt, waits until the agent shows it, then presses Enter. */
-  async prompt(text: string): Promise<void> {
-    const r = await this.tmux('send-keys', '-t', this.pane, '-l', text);
-    if (r.code !== 0) throw new Error(`send-keys: ${r.stderr}`);
-    await this.expectScreen(text, 10_000);
+  /**
+   * Types a prompt, waits until the agent shows it, then presses Enter. An agent that is still
+   * drawing (a resumed conversation) can drop the keys: when the text is not on screen after 5 s and
+   * the empty input (`emptyInput`) is, nothing was taken, and the text is typed again (twice at most).
+   */
+  async prompt(text: string, emptyInput?: RegExp): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const r = await this.tmux('send-keys', '-t', this.pane, '-l', text);
+      if (r.code !== 0) throw new Error(`send-keys: ${r.stderr}`);
+      const last = attempt === 2 || !emptyInput;
+      const shown = await until(async () => ((await this.capture()).plain.includes(text) ? true : undefined), last ? 10_000 : 5000);
+      if (shown) break;
+      if (last || !emptyInput.test((await this.capture()).plain)) await this.expectScreen(text, 1000);
+    }
     await this.keys('Enter');
   }
 

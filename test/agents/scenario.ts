@@ -298,7 +298,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       await agent.remember();
       await agent.expectState('restored-idle', ['idle', 'done'], STARTUP_MS);
       const t = Date.now();
-      await agent.prompt('Hello again after restore');
+      await agent.prompt('Hello again after restore', profile.readyText);
       const next = await until(async () => server.requests.find((x) => x.at >= t && x.script === 'text'), TURN_MS, 200);
       if (!next) throw new Error('the restored agent sent no request for the new prompt');
       const resumed = options.ownConversationId(server.requests.filter((x) => x.at >= t), agent);

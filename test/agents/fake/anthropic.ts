@@ -7,11 +7,11 @@ import {
   BASH_COMMAND,
   BASH_DESCRIPTION,
   QUESTION,
-  SLOW_WORDS,
   SUBAGENT_DESCRIPTION,
   SUBAGENT_PROMPT,
   chunks,
   humanText,
+  sayText,
   scriptFor,
   startServer,
   type FakeServer,
@@ -126,27 +126,8 @@ async function stream(req: LoggedRequest, res: SseResponse, timing: Timing): Pro
       stop = 'tool_use';
       break;
     }
-    case 'subagent-child': {
-      const pieces = chunks('Hello from the harness subagent. '.repeat(4), 8);
-      await res.sleep(1000);
-      await text(pieces.join(''), pieces, Math.max(10, Math.floor(timing.childMs / pieces.length)));
-      break;
-    }
-    case 'slow-start':
-      await res.sleep(timing.slowStartMs);
-      await text('Finally, the first words.');
-      break;
-    case 'slow':
-      await res.sleep(1000);
-      await text(SLOW_WORDS.repeat(3), chunks(SLOW_WORDS.repeat(3), Math.ceil((SLOW_WORDS.length * 3) / timing.slowChunks)), timing.slowChunkMs);
-      break;
-    case 'after-tool':
-      await res.sleep(timing.firstTokenMs);
-      await text('Done. The harness step finished.');
-      break;
     default:
-      await res.sleep(timing.firstTokenMs);
-      await text('Hello from the fake model.');
+      await sayText(script, res, timing, text);
   }
   res.event('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: outTokens } });
   res.event('message_stop', { type: 'message_stop' });

@@ -204,6 +204,41 @@ export async function startServer(handler: Handler, opts: { logFile?: string; ti
   return fake;
 }
 
+/** Streams a text as the given pieces, `gapMs` apart (each API wraps the pieces its own way). */
+export type Say = (text: string, pieces?: string[], gapMs?: number) => Promise<void>;
+
+/**
+ * The answers that are only text, the same for every API: a subagent's own answer, a slow start, a
+ * slow stream, the closing "Done." after a tool, and the short default answer.
+ */
+export async function sayText(script: Script, res: SseResponse, timing: Timing, say: Say): Promise<void> {
+  switch (script) {
+    case 'subagent-child': {
+      const pieces = chunks('Hello from the harness subagent. '.repeat(4), 8);
+      await res.sleep(1000);
+      await say(pieces.join(''), pieces, Math.max(10, Math.floor(timing.childMs / pieces.length)));
+      return;
+    }
+    case 'slow-start':
+      await res.sleep(timing.slowStartMs);
+      await say('Finally, the first words.');
+      return;
+    case 'slow': {
+      await res.sleep(1000);
+      const t = SLOW_WORDS.repeat(3);
+      await say(t, chunks(t, Math.ceil(t.length / timing.slowChunks)), timing.slowChunkMs);
+      return;
+    }
+    case 'after-tool':
+      await res.sleep(timing.firstTokenMs);
+      await say('Done. The harness step finished.');
+      return;
+    default:
+      await res.sleep(timing.firstTokenMs);
+      await say('Hello from the fake model.');
+  }
+}
+
 /** Splits a text into small chunks for streaming. */
 export function chunks(text: string, size = 12): string[] {
   const out: string[] = [];

@@ -21,10 +21,10 @@ import {
   BASH_COMMAND,
   BASH_DESCRIPTION,
   QUESTION,
-  SLOW_WORDS,
   SUBAGENT_PROMPT,
   chunks,
   humanText,
+  sayText,
   scriptFor,
   startServer,
   type FakeServer,
@@ -210,31 +210,13 @@ async function answer(req: LoggedRequest, res: SseResponse, timing: Timing, mode
       else await say('(fake model: this agent offers no subagent tool)');
       break;
     }
-    case 'subagent-child': {
-      const pieces = chunks('Hello from the harness subagent. '.repeat(4), 8);
-      await res.sleep(1000);
-      await say(pieces.join(''), pieces, Math.max(10, Math.floor(timing.childMs / pieces.length)));
+    case 'subagent-child':
+      await sayText(script, res, timing, say);
       // a subagent's loop only ends through complete_task (otherwise it is nagged for a minute)
       if (decl('complete_task')) call('complete_task', argsFor(decl('complete_task'), 'The harness subagent said hello.'));
       break;
-    }
-    case 'slow-start':
-      await res.sleep(timing.slowStartMs);
-      await say('Finally, the first words.');
-      break;
-    case 'slow': {
-      await res.sleep(1000);
-      const t = SLOW_WORDS.repeat(3);
-      await say(t, chunks(t, Math.ceil(t.length / timing.slowChunks)), timing.slowChunkMs);
-      break;
-    }
-    case 'after-tool':
-      await res.sleep(timing.firstTokenMs);
-      await say('Done. The harness step finished.');
-      break;
     default:
-      await res.sleep(timing.firstTokenMs);
-      await say('Hello from the fake model.');
+      await sayText(script, res, timing, say);
   }
   out.finish();
 }

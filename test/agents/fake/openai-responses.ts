@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import {
   BASH_COMMAND,
   QUESTION,
-  SLOW_WORDS,
   SUBAGENT_PROMPT,
   chunks,
   humanText,
+  sayText,
   scriptFor,
   startServer,
   type FakeServer,
@@ -135,29 +135,8 @@ async function stream(req: LoggedRequest, res: SseResponse, timing: Timing): Pro
       else await message(`(fake model: no agent id in the spawn_agent result: ${out.slice(0, 200)})`);
       break;
     }
-    case 'subagent-child': {
-      const pieces = chunks('Hello from the harness subagent. '.repeat(4), 8);
-      await res.sleep(1000);
-      await message(pieces.join(''), pieces, Math.max(10, Math.floor(timing.childMs / pieces.length)));
-      break;
-    }
-    case 'slow-start':
-      await res.sleep(timing.slowStartMs);
-      await message('Finally, the first words.');
-      break;
-    case 'slow': {
-      await res.sleep(1000);
-      const t = SLOW_WORDS.repeat(3);
-      await message(t, chunks(t, Math.ceil(t.length / timing.slowChunks)), timing.slowChunkMs);
-      break;
-    }
-    case 'after-tool':
-      await res.sleep(timing.firstTokenMs);
-      await message('Done. The harness step finished.');
-      break;
     default:
-      await res.sleep(timing.firstTokenMs);
-      await message('Hello from the fake model.');
+      await sayText(script, res, timing, message);
   }
   if (res.closed) return;
   ev('response.completed', {
