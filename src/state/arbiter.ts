@@ -645,6 +645,12 @@ export class Arbiter {
           if (e.state !== 'blocked') {
             const at = Math.max(h.at, this.blockerGoneAt) + ANSWERED_MS;
             if (now >= at) {
+              if (e.state === 'working') {
+                // Answered and the agent works on: its turn end now comes from a hook, or an idle,
+                // unchanged screen means it was stopped (a deny that passes through a working frame).
+                this.hook = { phase: 'working', at: now, why: `no dialog on screen for ${ANSWERED_MS / 1000} s after "${h.why}" and the screen shows work: answered` };
+                return d('working', 'hook', this.hook.why);
+              }
               this.hook = null;
               return { ...this.screenResult(), quiet: true, reason: `no dialog on screen for ${ANSWERED_MS / 1000} s after "${h.why}": answered; ${this.screenWhy}` };
             }

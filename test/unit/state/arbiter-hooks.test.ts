@@ -104,6 +104,33 @@ describe('hook rules', () => {
     expect(r.arb.view().state).toBe('idle');
   });
 
+  it('permission denied with Esc, the screen passing through a working frame (no hook): idle, not done', () => {
+    const r = rig();
+    r.start(false);
+    r.hook('prompt-submit');
+    r.hook('permission');
+    r.screen(DIALOG, 'dlg');
+    r.screen(WORKING, 'cancelling');
+    r.wait(ANSWERED_MS);
+    expect(r.arb.view().state).toBe('working');
+    r.screen(IDLE_PROMPT, 'cancelled');
+    r.wait(INTERRUPTED_IDLE_MS);
+    expect(r.arb.view().state).toBe('idle');
+  });
+
+  it('approved dialog, then the turn-end hook: done', () => {
+    const r = rig();
+    r.start(false);
+    r.hook('prompt-submit');
+    r.hook('permission');
+    r.screen(DIALOG, 'dlg');
+    r.screen(WORKING, 'running');
+    r.wait(ANSWERED_MS);
+    r.hook('tool');
+    r.screen(IDLE_PROMPT, 'finished');
+    expect(r.hook('turn-end', { backgroundTasks: 0 }).view.state).toBe('done');
+  });
+
   it('approved dialog with a slow PostToolUse: working per screen after 2 s', () => {
     const r = rig();
     r.start(false);
