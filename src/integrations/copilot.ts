@@ -2,9 +2,10 @@
 // (agent-hooks.md §4), so a copilot the agent runs itself has none and ~/.copilot/hooks is never
 // touched. The manifest (`.plugin/plugin.json`, base in hooks/copilot/plugin.json) carries the hooks
 // inline as the bare event map: Copilot 1.0.102 silently ignores an inline hooks-file shape
-// (`{"version":1,"hooks":{…}}`) there (tested offline, docs/agents/copilot.md). camelCase events, each running `<nerdr> hook copilot <event>` (camelCase payloads carry no
-// event name). preToolUse is not registered: it is fail-closed (a crash would deny the tool), and
-// permissionRequest fires for auto-approved calls too; notification/permission_prompt is the signal.
+// (`{"version":1,"hooks":{…}}`) there (tested offline, docs/agents.md). camelCase events, each
+// running `<nerdr> hook copilot <event>` (camelCase payloads carry no event name). preToolUse is not
+// registered: it is fail-closed (a crash would deny the tool), and permissionRequest fires for
+// auto-approved calls too; notification/permission_prompt is the signal.
 //   launch    <state>/launch/copilot/plugin-<hash>/
 //   home      ~/.copilot/nerdr-plugin/ ($COPILOT_HOME)
 //   worktree  <cwd>/.copilot/nerdr-plugin/, kept out of git

@@ -4,7 +4,7 @@
 
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BIN_DIR, REPO_ROOT, RUNS_DIR, SCREENS_DIR } from './versions.js';
 
@@ -333,7 +333,11 @@ export class AgentRun {
     const notes: string[] = [];
     await this.remember().catch(() => undefined);
     await this.detach().catch(() => undefined);
+    const server = (await this.tmux('display-message', '-p', '#{pid} #{socket_path}')).stdout.trim();
+    const serverPid = Number(server.split(' ')[0]);
+    const socketPath = server.slice(server.indexOf(' ') + 1);
     await this.tmux('kill-server');
+    if (serverPid > 0) this.pids.add(serverPid);
     for (const p of markedPids(this.id)) this.pids.add(p);
     const pids = [...this.pids].filter(alive);
     for (const p of pids) {
@@ -361,6 +365,8 @@ export class AgentRun {
         /* gone */
       }
     }
+    // tmux 3.3 leaves its socket file behind after kill-server
+    if (serverPid > 0 && socketPath.includes(this.socketName) && !alive(serverPid)) rmSync(socketPath, { force: true });
     return notes;
   }
 
