@@ -8,71 +8,10 @@
 // states are never missed by polling and "never went done" can be asserted on the record.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv, paneEnv } from './helpers/env.js';
-
-/** Every row the supervisor pushed for one window, in order (nerdr.subscribe). */
-class StateRecorder {
-  readonly rows: { at: number; row: AgentRowLike }[] = [];
-  private sock: net.Socket | null = null;
-  private buf = '';
-  closed = false;
-
-  constructor(private readonly window: string) {}
-
-  start(socketPath: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const s = net.createConnection(socketPath);
-      this.sock = s;
-      s.on('error', reject);
-      s.on('close', () => {
-        this.closed = true;
-      });
-      s.on('connect', () => s.write(`${JSON.stringify({ id: 'rec', method: 'nerdr.subscribe', params: {} })}\n`));
-      s.on('data', (b: Buffer) => {
-        this.buf += b.toString('utf8');
-        let i: number;
-        while ((i = this.buf.indexOf('\n')) >= 0) {
-          const line = this.buf.slice(0, i);
-          this.buf = this.buf.slice(i + 1);
-          if (!line.trim()) continue;
-          const msg = JSON.parse(line) as { id?: string; result?: { agents: AgentRowLike[] }; data?: { agents: AgentRowLike[] } };
-          const agents = msg.result?.agents ?? msg.data?.agents ?? [];
-          const row = agents.find((a) => a.window === this.window);
-          if (row) this.rows.push({ at: Date.now(), row });
-          if (msg.id === 'rec') resolve();
-        }
-      });
-    });
-  }
-
-  /** Distinct consecutive states from index `from` of the record. */
-  states(from = 0): string[] {
-    const out: string[] = [];
-    for (const { row } of this.rows.slice(from)) if (out[out.length - 1] !== row.state) out.push(row.state);
-    return out;
-  }
-
-  get mark(): number {
-    return this.rows.length;
-  }
-
-  get last(): AgentRowLike | undefined {
-    return this.rows[this.rows.length - 1]?.row;
-  }
-
-  /** Waits until the record since `from` holds `state` (a passing state counts too). */
-  async reached(state: string, from: number, timeoutMs = 15_000): Promise<void> {
-    await waitFor(() => this.states(from).includes(state), { timeoutMs, what: `${this.window} to be ${state} (seen: ${this.states(from).join(' → ')}; stream ${this.closed ? 'closed' : 'open'}, ${this.rows.length} rows)` });
-  }
-
-  stop(): void {
-    this.sock?.destroy();
-  }
-}
-
+import { REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv, paneEnv } from './helpers/env.js';
+import { StateRecorder } from './helpers/recorder.js';
 
 interface Explained {
   state: string;

@@ -18,10 +18,10 @@
 //    not seen yet stays done).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, pidAlive, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv, type RunResult, paneEnv } from './helpers/env.js';
+import { StateRecorder } from './helpers/recorder.js';
 import { SHARED_FIXTURES } from '../shared-fixtures.js';
 
 const FIXTURES = SHARED_FIXTURES;
@@ -34,78 +34,6 @@ const hasFixtures = (() => {
     return false;
   }
 })();
-
-/** Every row the supervisor pushed for one window, in order (nerdr.subscribe). */
-class StateRecorder {
-  readonly rows: { at: number; row: AgentRowLike }[] = [];
-  closed = false;
-  private sock: net.Socket | null = null;
-  private buf = '';
-
-  constructor(private readonly window: string) {}
-
-  start(socketPath: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const s = net.createConnection(socketPath);
-      this.sock = s;
-      s.on('error', reject);
-      s.on('close', () => (this.closed = true));
-      s.on('connect', () => s.write(`${JSON.stringify({ id: 'rec', method: 'nerdr.subscribe', params: {} })}\n`));
-      s.on('data', (b: Buffer) => {
-        this.buf += b.toString('utf8');
-        let i: number;
-        while ((i = this.buf.indexOf('\n')) >= 0) {
-          const line = this.buf.slice(0, i);
-          this.buf = this.buf.slice(i + 1);
-          if (!line.trim()) continue;
-          const msg = JSON.parse(line) as { id?: string; result?: { agents: AgentRowLike[] }; data?: { agents: AgentRowLike[] } };
-          const row = (msg.result?.agents ?? msg.data?.agents ?? []).find((a) => a.window === this.window);
-          if (row) this.rows.push({ at: Date.now(), row });
-          if (msg.id === 'rec') resolve();
-        }
-      });
-    });
-  }
-
-  /** The state changes recorded from index `from` on (a row repeating the state before it is no change). */
-  states(from = 0): string[] {
-    const out: string[] = [];
-    let prev = from > 0 ? this.rows[from - 1]?.row.state : undefined;
-    for (const { row } of this.rows.slice(from)) {
-      if (row.state !== prev) out.push(row.state);
-      prev = row.state;
-    }
-    return out;
-  }
-
-  /** The last few rows, for failure messages. */
-  tail(n = 8): string {
-    return this.rows
-      .slice(-n)
-      .map(({ at, row }) => `${new Date(at).toISOString().slice(17, 23)} ${row.state}${row.subagents ? ` sub=${String(row.subagents)}` : ''}`)
-      .join(', ');
-  }
-
-  get mark(): number {
-    return this.rows.length;
-  }
-
-  get last(): AgentRowLike | undefined {
-    return this.rows[this.rows.length - 1]?.row;
-  }
-
-  async reached(state: string, from: number, timeoutMs = 15_000): Promise<void> {
-    await waitFor(() => this.states(from).includes(state), {
-      timeoutMs,
-      what: `${this.window} to be ${state} (seen since: ${this.states(from).join(' → ') || 'nothing'}; stream ${this.closed ? 'closed' : 'open'})`,
-    });
-  }
-
-  stop(): void {
-    this.sock?.destroy();
-  }
-}
-
 
 interface Explained {
   state: string;

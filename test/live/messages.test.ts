@@ -6,74 +6,13 @@
 // window nobody is looking at.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv, processEnv } from './helpers/env.js';
+import { Recorder } from './helpers/recorder.js';
 
 const FAKE = path.join(REPO_ROOT, 'test', 'live', 'helpers', 'fake-agent.js');
 const DEMO_IDLE = path.join(REPO_ROOT, 'test', 'fixtures', 'screens', 'demo', '01-idle.ansi.txt');
-
-/** Every row the supervisor pushed, per window, in order (nerdr.subscribe). */
-class Recorder {
-  readonly rows = new Map<string, AgentRowLike[]>();
-  private sock: net.Socket | null = null;
-  private buf = '';
-
-  start(socketPath: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const s = net.createConnection(socketPath);
-      this.sock = s;
-      s.on('error', reject);
-      s.on('connect', () => s.write(`${JSON.stringify({ id: 'rec', method: 'nerdr.subscribe', params: {} })}\n`));
-      s.on('data', (b: Buffer) => {
-        this.buf += b.toString('utf8');
-        let i: number;
-        while ((i = this.buf.indexOf('\n')) >= 0) {
-          const line = this.buf.slice(0, i);
-          this.buf = this.buf.slice(i + 1);
-          if (!line.trim()) continue;
-          const msg = JSON.parse(line) as { id?: string; result?: { agents: AgentRowLike[] }; data?: { agents: AgentRowLike[] } };
-          for (const a of msg.result?.agents ?? msg.data?.agents ?? []) {
-            const list = this.rows.get(a.window) ?? [];
-            list.push(a);
-            this.rows.set(a.window, list);
-          }
-          if (msg.id === 'rec') resolve();
-        }
-      });
-    });
-  }
-
-  mark(win: string): number {
-    return this.rows.get(win)?.length ?? 0;
-  }
-
-  last(win: string): AgentRowLike | undefined {
-    return this.rows.get(win)?.at(-1);
-  }
-
-  /** State changes of `win` from index `from` on. */
-  states(win: string, from = 0): string[] {
-    const rows = this.rows.get(win) ?? [];
-    const out: string[] = [];
-    let prev = from > 0 ? rows[from - 1]?.state : undefined;
-    for (const r of rows.slice(from)) {
-      if (r.state !== prev) out.push(r.state);
-      prev = r.state;
-    }
-    return out;
-  }
-
-  async reached(win: string, state: string, from: number, timeoutMs = 15_000): Promise<void> {
-    await waitFor(() => this.states(win, from).includes(state), { timeoutMs, what: `${win} to be ${state} (seen: ${this.states(win, from).join(' → ') || 'nothing'})` });
-  }
-
-  stop(): void {
-    this.sock?.destroy();
-  }
-}
-
 
 describe.skipIf(!tmuxAvailable)('messages, wait, next, notifications: live', () => {
   let env: LiveEnv;
