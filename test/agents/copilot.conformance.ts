@@ -1,5 +1,5 @@
 // GitHub Copilot CLI under nerdr, offline (COPILOT_OFFLINE + a BYOK provider), against the fake
-// OpenAI Chat Completions server. `NERDR_AGENTS_OPTIONAL=1 npm run test:agents`.
+// OpenAI Chat Completions server. `npm run test:agents`.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { copilot } from './agents.js';

@@ -1,5 +1,5 @@
 // Gemini CLI under nerdr, against the fake Gemini API (GOOGLE_GEMINI_BASE_URL), with nerdr's
-// opt-in extension. `NERDR_AGENTS_OPTIONAL=1 npm run test:agents`.
+// opt-in extension. `npm run test:agents`.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gemini } from './agents.js';

@@ -36,7 +36,9 @@ function binWorks(bin: string): string | null {
 export default function setup(project: TestProject): void {
   rmSync(RUNS_DIR, { recursive: true, force: true });
   mkdirSync(path.join(RUNS_DIR, 'version-home'), { recursive: true });
-  const wanted = AGENT_PACKAGES.filter((p) => !p.optional || process.env.NERDR_AGENTS_OPTIONAL === '1');
+  // NERDR_AGENTS=claude,copilot: only these agents are installed and driven
+  const only = (process.env.NERDR_AGENTS ?? '').split(',').map((a) => a.trim()).filter((a) => a !== '');
+  const wanted = AGENT_PACKAGES.filter((p) => only.length === 0 || only.includes(p.agent));
   const missing = wanted.filter((p) => installedVersion(p.pkg) !== p.version);
   let installError = '';
   if (missing.length > 0) {
@@ -56,7 +58,7 @@ export default function setup(project: TestProject): void {
   const report: InstallReport = {};
   for (const p of AGENT_PACKAGES) {
     const version = installedVersion(p.pkg);
-    if (!wanted.includes(p)) report[p.agent] = { ok: false, version: version ?? '', reason: `${p.agent} is optional: run with NERDR_AGENTS_OPTIONAL=1` };
+    if (!wanted.includes(p)) report[p.agent] = { ok: false, version: version ?? '', reason: `not in NERDR_AGENTS=${only.join(',')}` };
     else if (version !== p.version) report[p.agent] = { ok: false, version: version ?? '', reason: `${p.pkg}@${p.version} is not installed (${installError || `found ${version ?? 'nothing'}`})` };
     else {
       const broken = binWorks(p.bin);

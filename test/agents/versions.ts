@@ -17,16 +17,14 @@ export interface AgentPackage {
   pkg: string;
   version: string;
   bin: string;
-  /** Optional agents are installed only with NERDR_AGENTS_OPTIONAL=1. */
-  optional?: boolean;
 }
 
 export const AGENT_PACKAGES: AgentPackage[] = [
   { agent: 'claude', pkg: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude' },
   { agent: 'codex', pkg: '@openai/codex', version: '0.171.0', bin: 'codex' },
   { agent: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
-  { agent: 'gemini', pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini', optional: true },
-  { agent: 'copilot', pkg: '@github/copilot', version: '1.0.102', bin: 'copilot', optional: true },
+  { agent: 'gemini', pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
+  { agent: 'copilot', pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
 ];
 
 export interface InstallStatus {
