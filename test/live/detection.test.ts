@@ -94,7 +94,9 @@ describe.skipIf(!tmuxAvailable)('detection: the demo agent, live', () => {
     // the user's session has its own first window; the demo window is not the current one
     const before = await env.tmuxOk('display', '-p', '-t', '=user:', '#{window_id}');
     expect(before.trim()).not.toBe(win);
-    client = spawn('script', ['-qfc', `tmux -L ${env.server} attach -t user`, '/dev/null'], { env: env.env, stdio: 'ignore' });
+    // stdin stays an open pipe: at EOF on its stdin `script` types ^D into the client, which tmux
+    // hands to the active pane (the session's shell, which exits)
+    client = spawn('script', ['-qfc', `tmux -L ${env.server} attach -t user`, '/dev/null'], { env: env.env, stdio: ['pipe', 'ignore', 'ignore'] });
     env.track(client.pid!);
     await waitFor(async () => (await env.tmuxOk('list-clients', '-F', '#{client_control_mode}')).split('\n').includes('0'), { what: 'the attached client' });
     // attached but showing another window: still done

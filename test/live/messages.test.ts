@@ -68,7 +68,9 @@ describe.skipIf(!tmuxAvailable)('messages, wait, next, notifications: live', () 
   async function attachClient(): Promise<void> {
     if (client) return;
     clientLog = path.join(env.home, 'client.log');
-    client = spawn('script', ['-qfc', `tmux -L ${env.server} attach -t user`, clientLog], { env: env.env, stdio: 'ignore' });
+    // stdin stays an open pipe: at EOF on its stdin `script` types ^D into the client, which tmux
+    // hands to the active pane (the session's shell, which exits)
+    client = spawn('script', ['-qfc', `tmux -L ${env.server} attach -t user`, clientLog], { env: env.env, stdio: ['pipe', 'ignore', 'ignore'] });
     env.track(client.pid!);
     await waitFor(async () => (await env.tmuxOk('list-clients', '-F', '#{client_control_mode}')).split('\n').includes('0'), { what: 'the attached client' });
   }
