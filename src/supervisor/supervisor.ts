@@ -19,7 +19,9 @@ import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } fr
 import { LightsWriter, glyphsFrom, looksFromOptions, parseShowOptions } from './lights.js';
 import { Messenger } from './messages.js';
 import { QueueStore } from '../store/queue.js';
-import { SessionStore, type SavedWindow } from '../store/sessions.js';
+import { SessionStore } from '../store/sessions.js';
+import { SessionSaver } from './saver.js';
+import { ViewWatcher } from './views.js';
 import { Notifier, type ClientView, type NotifyChannels } from './notify.js';
 import path from 'node:path';
 import type { Logger } from './log.js';
@@ -39,8 +41,6 @@ export interface SupervisorOptions {
 
 /** Output is coalesced: a screen is evaluated at most this often per pane. */
 const EVAL_COALESCE_MS = 50;
-/** A window must be shown this long before a finished agent counts as seen. */
-const SEEN_AFTER_MS = 1000;
 
 export interface SupervisorEvents {
   /** An agent's state, counts or presence changed. */
@@ -55,14 +55,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private scanTimer: NodeJS.Timeout | null = null;
   /** Panes created by `nerdr new` in this process: their agent starts now (startup grace). */
   private readonly fresh = new Set<string>();
-  private viewTimer: NodeJS.Timeout | null = null;
-  private viewCheckRunning = false;
+  private readonly views: ViewWatcher;
   readonly messages: Messenger;
   readonly notifier: Notifier;
-  private readonly sessions: SessionStore;
-  private saveTimer: NodeJS.Timeout | null = null;
-  /** Sessions saved by this supervisor: one that loses its last agent is saved empty. */
-  private readonly savedSessions = new Set<string>();
+  private readonly saver: SessionSaver;
   private stopping = false;
   private readonly now: () => number;
   ready = false;
@@ -77,8 +73,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.now = opts.now ?? Date.now;
     // A light goes out a few ms after the change; redraws stay at most 4 a second.
     this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))), 5, 250);
-    this.sessions = new SessionStore(path.join(opts.stateDir, 'sessions'), { log: opts.log });
-    this.on('change', () => this.scheduleSave());
+    const agents = (): Iterable<WatchedAgent> => this.agents.values();
     this.notifier = new Notifier(opts.notify ?? { bell: true, osc: true, desktop: true }, (m) => opts.log('info', m));
     this.messages = new Messenger({
       sendLine: (cmds, done) => this.sendLine(cmds, done),
@@ -89,9 +84,29 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         this.paint(a);
         this.emit('change', a);
         // a queue that stalls while its window is on screen resumes after the usual second
-        if (this.messages.queue(a).stalledAt !== null) this.scheduleViewCheck();
+        if (this.messages.queue(a).stalledAt !== null) this.views.schedule();
       },
     });
+    this.views = new ViewWatcher({
+      agents,
+      messages: this.messages,
+      run: (cmd) => this.run(cmd),
+      seen: (a) => this.apply(a, a.arbiter.seen()),
+      stopping: () => this.stopping,
+      now: this.now,
+      log: opts.log,
+    });
+    this.saver = new SessionSaver(new SessionStore(path.join(opts.stateDir, 'sessions'), { log: opts.log }), {
+      agents,
+      messages: this.messages,
+      sendLine: (cmds, done) => this.sendLine(cmds, done),
+      active: () => this.ready && !this.stopping,
+      stopping: () => this.stopping,
+      tmuxSocket: opts.tmuxSocket,
+      now: this.now,
+      log: opts.log,
+    });
+    this.on('change', () => this.saver.schedule());
   }
 
   private get log(): Logger {
@@ -299,12 +314,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       case 'session-window-changed':
       case 'client-session-changed':
       case 'client-detached':
-        this.scheduleViewCheck();
+        this.views.schedule();
         break;
       case 'pane-mode-changed': {
         const a = this.agents.get(args.trim());
         if (a) this.refreshMode(a);
-        this.scheduleViewCheck();
+        this.views.schedule();
         break;
       }
       case 'window-add':
@@ -467,7 +482,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (changed) {
       a.state = v.state;
       a.stateSince = this.now();
-      if (v.state === 'done') this.scheduleViewCheck();
+      if (v.state === 'done') this.views.schedule();
       if (v.state === 'done' || v.state === 'blocked') this.announce(a);
       this.messages.stateChanged(a);
     }
@@ -478,61 +493,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   private paint(a: WatchedAgent): void {
     this.lights.set(a.windowId, { state: a.state, kind: a.background ? 'background' : a.state, suffix: this.messages.suffix(a) });
-  }
-
-  // ---- saved sessions (for nerdr restore) -------------------------------------------------
-
-  private scheduleSave(): void {
-    if (this.saveTimer || this.stopping) return;
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = null;
-      if (this.ready && !this.stopping) void this.saveSessions();
-    }, 1000);
-  }
-
-  /**
-   * Writes every user session's agent windows (coalesced; the store keeps snapshots). A session
-   * this supervisor saved before and that now has no agent is saved empty only while tmux still
-   * has it: windows that vanish because the server is going down are not "closed".
-   */
-  async saveSessions(): Promise<void> {
-    const bySession = new Map<string, SavedWindow[]>();
-    for (const a of this.agents.values()) {
-      const v = a.arbiter.view();
-      for (const l of a.links) {
-        const list = bySession.get(l.session) ?? [];
-        list.push({
-          agent: a.agent,
-          name: a.name,
-          index: l.index,
-          cwd: a.cwd,
-          args: a.args,
-          argv: a.argv,
-          conversationId: v.conversationId,
-          conversationFrom: v.conversationFrom,
-          queue: this.messages.queue(a).messages.map((m) => ({ ...m })),
-        });
-        bySession.set(l.session, list);
-      }
-    }
-    for (const s of this.savedSessions) {
-      if (bySession.has(s)) continue;
-      const still = await new Promise<boolean>((resolve) =>
-        this.sendLine([command('display', '-p', '-t', `=${s}:`, '#{session_id}')], ([r]) => resolve(r?.ok === true)),
-      );
-      if (still && !this.stopping) bySession.set(s, []);
-    }
-    const savedAt = new Date(this.now()).toISOString();
-    for (const [session, windows] of bySession) {
-      try {
-        windows.sort((x, y) => x.index - y.index);
-        const first = !this.savedSessions.has(session);
-        this.sessions.save({ version: 1, server: this.opts.tmuxSocket, session, savedAt, windows }, { snapshot: first ? 'always' : 'when-due' });
-        this.savedSessions.add(session);
-      } catch (err) {
-        this.log('error', `cannot save session ${session}: ${(err as Error).message}`);
-      }
-    }
   }
 
   // ---- notifications ---------------------------------------------------------------------
@@ -561,62 +521,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         this.notifier.notify({ windowId: a.windowId, paneTty: tty.lines.join('').trim(), title: `nerdr: ${a.name}`, body: `${a.agent} ${what}` }, key, views);
       },
     );
-  }
-
-  // ---- seen: the window shown by a focused client for a second -------------------------
-
-  scheduleViewCheck(delay = 0): void {
-    if (this.stopping) return;
-    if (this.viewTimer) {
-      if (delay > 0) return;
-      clearTimeout(this.viewTimer);
-    }
-    this.viewTimer = setTimeout(() => {
-      this.viewTimer = null;
-      void this.checkViews().catch((err: Error) => this.log('warn', `view check failed: ${err.message}`));
-    }, delay);
-  }
-
-  /** Which windows a focused, non-control client shows with no mode over them; then apply the 1 s rule. */
-  private async checkViews(): Promise<void> {
-    if (this.viewCheckRunning) {
-      this.scheduleViewCheck(50);
-      return;
-    }
-    const interested = [...this.agents.values()].filter((a) => a.state === 'done' || this.messages.queue(a).stalledAt !== null);
-    if (interested.length === 0) {
-      for (const a of this.agents.values()) a.viewedSince = null;
-      return;
-    }
-    this.viewCheckRunning = true;
-    let text: string;
-    try {
-      text = await this.run(command('list-clients', '-F', '#{client_control_mode}\t#{window_id}\t#{pane_in_mode}\t#{client_flags}'));
-    } finally {
-      this.viewCheckRunning = false;
-    }
-    const shown = new Set<string>();
-    for (const line of text.split('\n')) {
-      const [control, win, inMode, flags = ''] = line.split('\t');
-      if (control === '1' || inMode === '1' || !win) continue;
-      if (!flags.split(',').includes('focused')) continue;
-      shown.add(win);
-    }
-    const now = this.now();
-    let next: number | null = null;
-    for (const a of this.agents.values()) {
-      if (!shown.has(a.windowId)) {
-        a.viewedSince = null;
-        continue;
-      }
-      a.viewedSince ??= now;
-      const due = a.viewedSince + SEEN_AFTER_MS;
-      if (now >= due) {
-        if (a.state === 'done') this.apply(a, a.arbiter.seen());
-        this.messages.visited(a);
-      } else if (interested.includes(a)) next = Math.min(next ?? due, due);
-    }
-    if (next !== null) this.scheduleViewCheck(next - now + 5);
   }
 
   private refreshMode(a: WatchedAgent): void {
@@ -720,8 +624,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (this.stopping) return;
     this.stopping = true;
     if (this.scanTimer) clearTimeout(this.scanTimer);
-    if (this.viewTimer) clearTimeout(this.viewTimer);
-    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.views.dispose();
+    this.saver.dispose();
     for (const a of this.agents.values()) {
       if (a.probeTimer) clearTimeout(a.probeTimer);
       if (a.evalTimer) clearTimeout(a.evalTimer);

@@ -1,0 +1,92 @@
+// Saved sessions for `nerdr restore`: every user session's agent windows, written a second after a
+// change (coalesced), through the store that keeps snapshots (src/store/sessions.ts).
+
+import type { Reply } from '../tmux/client.js';
+import { command } from '../tmux/quote.js';
+import { SessionStore, type SavedWindow } from '../store/sessions.js';
+import type { WatchedAgent } from './agent.js';
+import type { Messenger } from './messages.js';
+import type { Logger } from './log.js';
+
+export interface SaverDeps {
+  agents(): Iterable<WatchedAgent>;
+  messages: Messenger;
+  sendLine(commands: string[], done: (replies: Reply[]) => void): void;
+  /** False until the first scan is done, and once the supervisor stops. */
+  active(): boolean;
+  stopping(): boolean;
+  tmuxSocket: string;
+  now(): number;
+  log: Logger;
+}
+
+const SAVE_DELAY_MS = 1000;
+
+export class SessionSaver {
+  private timer: NodeJS.Timeout | null = null;
+  /** Sessions saved by this supervisor: one that loses its last agent is saved empty. */
+  private readonly saved = new Set<string>();
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly deps: SaverDeps,
+  ) {}
+
+  schedule(): void {
+    if (this.timer || this.deps.stopping()) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.deps.active()) void this.save();
+    }, SAVE_DELAY_MS);
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /**
+   * Writes every user session's agent windows (the store keeps snapshots). A session this
+   * supervisor saved before and that now has no agent is saved empty only while tmux still has it:
+   * windows that vanish because the server is going down are not "closed".
+   */
+  async save(): Promise<void> {
+    const bySession = new Map<string, SavedWindow[]>();
+    for (const a of this.deps.agents()) {
+      const v = a.arbiter.view();
+      for (const l of a.links) {
+        const list = bySession.get(l.session) ?? [];
+        list.push({
+          agent: a.agent,
+          name: a.name,
+          index: l.index,
+          cwd: a.cwd,
+          args: a.args,
+          argv: a.argv,
+          conversationId: v.conversationId,
+          conversationFrom: v.conversationFrom,
+          queue: this.deps.messages.queue(a).messages.map((m) => ({ ...m })),
+        });
+        bySession.set(l.session, list);
+      }
+    }
+    for (const s of this.saved) {
+      if (bySession.has(s)) continue;
+      const still = await new Promise<boolean>((resolve) =>
+        this.deps.sendLine([command('display', '-p', '-t', `=${s}:`, '#{session_id}')], ([r]) => resolve(r?.ok === true)),
+      );
+      if (still && !this.deps.stopping()) bySession.set(s, []);
+    }
+    const savedAt = new Date(this.deps.now()).toISOString();
+    for (const [session, windows] of bySession) {
+      try {
+        windows.sort((x, y) => x.index - y.index);
+        const first = !this.saved.has(session);
+        this.store.save({ version: 1, server: this.deps.tmuxSocket, session, savedAt, windows }, { snapshot: first ? 'always' : 'when-due' });
+        this.saved.add(session);
+      } catch (err) {
+        this.deps.log('error', `cannot save session ${session}: ${(err as Error).message}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,90 @@
+// Seen: a finished agent counts as seen once its window has been shown by a focused, non-control
+// client, with no mode over the pane, for a second (docs/state-rules.md). A stalled message queue
+// resumes the same way. Checked only while some agent is done or stalled.
+
+import type { WatchedAgent } from './agent.js';
+import type { Messenger } from './messages.js';
+import { command } from '../tmux/quote.js';
+import type { Logger } from './log.js';
+
+/** A window must be shown this long before a finished agent counts as seen. */
+export const SEEN_AFTER_MS = 1000;
+
+export interface ViewDeps {
+  agents(): Iterable<WatchedAgent>;
+  messages: Messenger;
+  run(cmd: string): Promise<string>;
+  /** The agent was seen: hands the arbiter's update to the supervisor. */
+  seen(a: WatchedAgent): void;
+  stopping(): boolean;
+  now(): number;
+  log: Logger;
+}
+
+export class ViewWatcher {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+
+  constructor(private readonly deps: ViewDeps) {}
+
+  /** Checks after `delay` ms; a pending later check is brought forward by a call without delay. */
+  schedule(delay = 0): void {
+    if (this.deps.stopping()) return;
+    if (this.timer) {
+      if (delay > 0) return;
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.check().catch((err: Error) => this.deps.log('warn', `view check failed: ${err.message}`));
+    }, delay);
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Which windows a focused, non-control client shows with no mode over them; then the 1 s rule. */
+  private async check(): Promise<void> {
+    if (this.running) {
+      this.schedule(50);
+      return;
+    }
+    const agents = [...this.deps.agents()];
+    const interested = agents.filter((a) => a.state === 'done' || this.deps.messages.queue(a).stalledAt !== null);
+    if (interested.length === 0) {
+      for (const a of agents) a.viewedSince = null;
+      return;
+    }
+    this.running = true;
+    let text: string;
+    try {
+      text = await this.deps.run(command('list-clients', '-F', '#{client_control_mode}\t#{window_id}\t#{pane_in_mode}\t#{client_flags}'));
+    } finally {
+      this.running = false;
+    }
+    const shown = new Set<string>();
+    for (const line of text.split('\n')) {
+      const [control, win, inMode, flags = ''] = line.split('\t');
+      if (control === '1' || inMode === '1' || !win) continue;
+      if (!flags.split(',').includes('focused')) continue;
+      shown.add(win);
+    }
+    const now = this.deps.now();
+    let next: number | null = null;
+    for (const a of this.deps.agents()) {
+      if (!shown.has(a.windowId)) {
+        a.viewedSince = null;
+        continue;
+      }
+      a.viewedSince ??= now;
+      const due = a.viewedSince + SEEN_AFTER_MS;
+      if (now >= due) {
+        if (a.state === 'done') this.deps.seen(a);
+        this.deps.messages.visited(a);
+      } else if (interested.includes(a)) next = Math.min(next ?? due, due);
+    }
+    if (next !== null) this.schedule(next - now + 5);
+  }
+}
