@@ -4,7 +4,7 @@
 import type { AgentState, EngineState } from '../types.js';
 import type { HookFact } from '../integrations/events/types.js';
 import {
-  ANSWERED_MS, BACKGROUND_STALE_MS, DONE_IDLE_MS, DONE_UNCHANGED_MS, FALLBACK_IDLE_MS,
+  ANSWERED_MS, BACKGROUND_STALE_MS, DISMISSED_WORK_MS, DONE_IDLE_MS, DONE_UNCHANGED_MS, FALLBACK_IDLE_MS,
   HOOK_IDLE_CONTRADICTED_MS, INTERRUPTED_IDLE_MS, PENDING_IDLE_HOLD_MS, STARTUP_GRACE_MS,
 } from './constants.js';
 import {
@@ -161,6 +161,8 @@ export class Arbiter {
 
   // hooks
   private hook: HookState | null = null;
+  /** When the last hook fact of the main conversation arrived. */
+  private lastHookAt = -Infinity;
   private subagentIds = new Set<string>();
   private anonSubagents = 0;
   private bgTasks = 0;
@@ -392,6 +394,7 @@ export class Arbiter {
       this.conversation = { id: cid, from: 'hook', owner: null };
     }
     if (subagent && f.kind !== 'permission' && f.kind !== 'question' && f.kind !== 'answered') return;
+    this.lastHookAt = now;
 
     const set = (phase: HookPhase, why: string): void => { this.hook = { phase, at: now, why }; };
     const detail = f.detail ? ` (${f.detail})` : '';
@@ -727,9 +730,11 @@ export class Arbiter {
     if (dv.engine === 'idle') {
       if (prevEngine !== 'idle') {
         // Completion: idle reached after work (not the first idle after startup, not an idle the
-        // user caused). A dialog that gives way straight to an idle screen was dismissed by the
-        // user (approving it makes the agent work first): not a completion either.
-        const dismissed = prevEngine === 'blocked' && dv.authority === 'screen';
+        // user caused). A dialog that gives way to an idle screen at once, or after at most a
+        // working frame and no hook, was dismissed by the user (approving it makes the agent work
+        // for a while, with hooks where it has them): not a completion either.
+        const idleSoonAfterDialog = this.idleSince >= this.blockerGoneAt && this.idleSince - this.blockerGoneAt <= DISMISSED_WORK_MS && this.lastHookAt < this.blockerGoneAt;
+        const dismissed = dv.authority === 'screen' && (prevEngine === 'blocked' || idleSoonAfterDialog);
         const completion = this.activeSinceIdle && !dv.quiet && !dismissed;
         this.seenFlag = !completion;
         this.activeSinceIdle = false;

@@ -80,6 +80,12 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       });
     };
 
+    /** nerdr's own account of the current state: the authority line of `nerdr explain`. */
+    const why = async (): Promise<string> => {
+      const text = await agent.explain().catch(() => '');
+      return text.split('\n').find((l) => l.trim().startsWith('authority:'))?.trim() ?? '(no explain)';
+    };
+
     /** Before a phase: the agent back at rest (a dialog left by a failed phase is dismissed). */
     const settle = async (): Promise<void> => {
       let lastEsc = 0;
@@ -227,7 +233,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       await agent.expectState('permission-before-deny', ['blocked'], 20_000);
       await agent.keys(...profile.denyKeys);
       const r = await agent.expectState('after-deny', ['idle', 'done'], 15_000);
-      if (r.state === 'done') notes.push('after deny: done (the state rules say idle: a key press is not a completion)');
+      if (r.state === 'done') notes.push(`after deny: done (the state rules say idle: a key press is not a completion); nerdr: ${await why()}`);
     });
 
     phase('idle after a turn interrupted while streaming', async () => {
@@ -239,7 +245,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       await agent.expectState('working-before-interrupt', ['working'], 10_000, () => request(server, 'slow', t, true) !== undefined);
       await agent.keysStepwise(profile.interruptKeys);
       const r = await agent.expectState('after-interrupt', ['idle', 'done'], 15_000);
-      if (r.state === 'done') notes.push('after interrupt while streaming: done (the state rules say idle)');
+      if (r.state === 'done') notes.push(`after interrupt while streaming: done (the state rules say idle); nerdr: ${await why()}`);
     });
 
     phase('idle after a turn interrupted before its first token', async () => {
@@ -250,7 +256,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       await agent.expectState('working-before-first-token', ['working'], 10_000, () => request(server, 'slow-start', t, true) !== undefined);
       await agent.keysStepwise(profile.interruptKeys);
       const r = await agent.expectState('after-interrupt-before-first-token', ['idle', 'done'], 15_000);
-      if (r.state === 'done') notes.push('after interrupt before the first token: done (the state rules say idle)');
+      if (r.state === 'done') notes.push(`after interrupt before the first token: done (the state rules say idle); nerdr: ${await why()}`);
       // Claude puts the prompt back into the input box: clear it, or the next phase would send it
       const after = await agent.capture();
       if (/^\s*[❯›┃]\s+SLOW_START please/m.test(after.plain)) await agent.keys('C-u');

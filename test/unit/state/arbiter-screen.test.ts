@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DONE_IDLE_MS, DONE_UNCHANGED_MS, FALLBACK_IDLE_MS, PENDING_IDLE_HOLD_MS, STARTUP_GRACE_MS } from '../../../src/state/index.js';
+import { DISMISSED_WORK_MS, DONE_IDLE_MS, DONE_UNCHANGED_MS, FALLBACK_IDLE_MS, PENDING_IDLE_HOLD_MS, STARTUP_GRACE_MS } from '../../../src/state/index.js';
 import { DIALOG, IDLE_PROMPT, WORKING, rig } from './helpers.js';
 
 describe('screen path timers', () => {
@@ -96,9 +96,36 @@ describe('screen path timers', () => {
     r.wait(DONE_IDLE_MS + 1);
     expect(r.arb.view().state).toBe('idle');
     expect(r.states).not.toContain('done');
-    // approving it makes the agent work first, and that turn's end is a completion
+    // approving it makes the agent work for a while first, and that turn's end is a completion
     r.screen(DIALOG, 'd2');
     r.screen(WORKING, 'w2');
+    r.wait(DISMISSED_WORK_MS + 1);
+    r.screen(IDLE_PROMPT, 'finished');
+    r.wait(DONE_UNCHANGED_MS);
+    expect(r.arb.view().state).toBe('done');
+  });
+
+  it('a dialog dismissed through a working frame (no hook) is not a completion either', () => {
+    const r = rig();
+    r.start(false);
+    r.screen(WORKING, 'w');
+    r.screen(DIALOG, 'd');
+    r.screen(WORKING, 'cancelling');
+    r.wait(800);
+    r.screen(IDLE_PROMPT, 'after-deny');
+    r.wait(DONE_IDLE_MS + 1);
+    expect(r.arb.view().state).toBe('idle');
+    expect(r.states).not.toContain('done');
+  });
+
+  it('after a dialog, a hook that reports work makes the next idle a completion, however soon', () => {
+    const r = rig();
+    r.start(false);
+    r.screen(WORKING, 'w');
+    r.screen(DIALOG, 'd');
+    r.screen(WORKING, 'running');
+    r.hook('tool');
+    r.hook('turn-end', { backgroundTasks: 0 });
     r.screen(IDLE_PROMPT, 'finished');
     r.wait(DONE_UNCHANGED_MS);
     expect(r.arb.view().state).toBe('done');
