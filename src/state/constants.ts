@@ -13,8 +13,9 @@ export const PENDING_IDLE_HOLD_MS = 700;
 /** Hook said blocked, but no dialog on screen for this long → the dialog was answered (or denied with Esc). */
 export const ANSWERED_MS = 2000;
 /** A dialog leaves the screen and the idle prompt follows within this long, with no hook in between
- *  (at most a working frame): the user dismissed it (a deny with Esc), so that idle is not a completion. */
-export const DISMISSED_WORK_MS = 3000;
+ *  (a working frame at most, not work): the user dismissed it (a deny with Esc), so that idle is not a
+ *  completion. Short: an approved turn that ends sooner would show idle rather than done. */
+export const DISMISSED_WORK_MS = 1200;
 /** Hook said working, but the screen is idle and unchanged this long → the turn was interrupted (no hook fires). */
 export const INTERRUPTED_IDLE_MS = 3000;
 /** Hook said the turn ended (or was interrupted), but the screen shows work this long → new activity without a hook. */

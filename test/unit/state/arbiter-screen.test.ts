@@ -111,7 +111,7 @@ describe('screen path timers', () => {
     r.screen(WORKING, 'w');
     r.screen(DIALOG, 'd');
     r.screen(WORKING, 'cancelling');
-    r.wait(800);
+    r.wait(DISMISSED_WORK_MS - 400);
     r.screen(IDLE_PROMPT, 'after-deny');
     r.wait(DONE_IDLE_MS + 1);
     expect(r.arb.view().state).toBe('idle');
