@@ -22,6 +22,7 @@ import { QueueStore } from '../store/queue.js';
 import { SessionStore } from '../store/sessions.js';
 import { SessionSaver } from './saver.js';
 import { ViewWatcher } from './views.js';
+import { pidAlive } from './lock.js';
 import { Notifier, type ClientView, type NotifyChannels } from './notify.js';
 import path from 'node:path';
 import type { Logger } from './log.js';
@@ -168,8 +169,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         continue;
       }
       const deadline = this.now() + 1000;
-      while (this.now() < deadline && alive(p)) await new Promise((r) => setTimeout(r, 20));
-      if (alive(p)) {
+      while (this.now() < deadline && pidAlive(p)) await new Promise((r) => setTimeout(r, 20));
+      if (pidAlive(p)) {
         try {
           process.kill(p, 'SIGKILL');
         } catch {
@@ -650,15 +651,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Kills the control client without a goodbye (tests of crash recovery use it). */
   crashForTest(): void {
     this.client?.kill();
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

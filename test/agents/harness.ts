@@ -6,6 +6,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pidAlive } from '../../src/supervisor/lock.js';
 import { BIN_DIR, REPO_ROOT, RUNS_DIR, SCREENS_DIR } from './versions.js';
 
 const NERDR = path.join(REPO_ROOT, 'bin', 'nerdr.js');
@@ -88,14 +89,6 @@ function markedPids(marker: string): number[] {
   return out.filter((p) => p !== process.pid);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export class AgentRun {
   readonly id = randomBytes(4).toString('hex');
@@ -339,7 +332,7 @@ export class AgentRun {
     await this.tmux('kill-server');
     if (serverPid > 0) this.pids.add(serverPid);
     for (const p of markedPids(this.id)) this.pids.add(p);
-    const pids = [...this.pids].filter(alive);
+    const pids = [...this.pids].filter(pidAlive);
     for (const p of pids) {
       try {
         process.kill(p, 'SIGTERM');
@@ -347,8 +340,8 @@ export class AgentRun {
         /* already gone */
       }
     }
-    await until(async () => (pids.every((p) => !alive(p)) ? true : undefined), 5000);
-    for (const p of pids.filter(alive)) {
+    await until(async () => (pids.every((p) => !pidAlive(p)) ? true : undefined), 5000);
+    for (const p of pids.filter(pidAlive)) {
       notes.push(`pid ${p} ignored SIGTERM; killed`);
       try {
         process.kill(p, 'SIGKILL');
@@ -366,7 +359,7 @@ export class AgentRun {
       }
     }
     // tmux 3.3 leaves its socket file behind after kill-server
-    if (serverPid > 0 && socketPath.includes(this.socketName) && !alive(serverPid)) rmSync(socketPath, { force: true });
+    if (serverPid > 0 && socketPath.includes(this.socketName) && !pidAlive(serverPid)) rmSync(socketPath, { force: true });
     return notes;
   }
 
