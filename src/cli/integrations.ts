@@ -14,7 +14,7 @@ import { which } from '../integrations/common.js';
 import { fileStatus, installFile, requireMode, uninstallFile, type FileIntegration, type InstallCtx, type InstallResult, type FileStatus } from '../integrations/install.js';
 import { opencodeFiles } from '../integrations/opencode.js';
 import { copilotFiles } from '../integrations/copilot.js';
-import { geminiFiles } from '../integrations/gemini.js';
+import { geminiFiles, geminiUsesExtension } from '../integrations/gemini.js';
 import { agyFiles } from '../integrations/agy.js';
 import { grokFiles } from '../integrations/grok.js';
 import { codexHome, codexTrust, removeCodexTrust, trustCodexHooks, type CodexTrust } from '../integrations/codex.js';
@@ -95,8 +95,7 @@ export async function integrationsStatus(cwd: string, opts: { versions?: boolean
         const t: CodexTrust = await codexTrust({ stateDir: c.stateDir, nerdrBin, cwd, env: process.env, codexCommand: command });
         st.codexTrust = { trusted: t.trusted, ...(t.reason ? { reason: t.reason } : {}) };
       }
-      // gemini uses its extension whenever it is installed (src/integrations/gemini.ts)
-      if (spec.id === 'gemini' && mode === 'off' && ac.hooks && st.files.some((f) => f.mode === 'home' && f.ours)) st.mode = 'home';
+      if (spec.id === 'gemini' && geminiUsesExtension(mode, ac.hooks, c)) st.mode = 'home';
       if (w.modes.length === 1) st.wiring = 'no hooks: read from the screen';
       else if (st.mode === 'off') st.wiring = spec.id === 'gemini' && ac.hooks ? 'off: read from the screen (`nerdr integrations install gemini` adds hooks)' : 'off: read from the screen';
       else if (mode === 'launch') st.wiring = LAUNCH_WIRING[spec.id] ?? 'launch';

@@ -16,6 +16,7 @@ import type { LaunchPlan, PlanInput } from './launch.js';
 import { agentConfig } from '../config.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, newUuid, parseJson, readText, UUID_RE } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
+import type { InstallMode } from './modes.js';
 
 export const GEMINI_EVENTS: { event: string; matcher?: string }[] = [
   { event: 'SessionStart' },
@@ -74,6 +75,17 @@ export const geminiFiles: FileIntegration = {
   ours: (existing) => /hook gemini/.test(existing),
 };
 
+/**
+ * Whether a gemini launch reports through nerdr's extension: hooks allowed, and `install = "home"`
+ * or the extension already there (`nerdr integrations install gemini`).
+ */
+export function geminiUsesExtension(mode: InstallMode, hooksAllowed: boolean, c: InstallCtx): boolean {
+  if (!hooksAllowed) return false;
+  if (mode === 'home') return true;
+  const present = readText(geminiFiles.file('home', c));
+  return present !== undefined && geminiFiles.ours(present);
+}
+
 const SUBCOMMANDS = new Set(['mcp', 'extensions', 'extension', 'skills', 'skill', 'hooks', 'hook']);
 
 export function planGemini(p: PlanInput): LaunchPlan {
@@ -101,8 +113,7 @@ export function planGemini(p: PlanInput): LaunchPlan {
   let wiring: LaunchPlan['wiring'] = 'off';
   const c: InstallCtx = { env: p.env, cwd: ctx.cwd, nerdrBin: ctx.nerdrBin, packageRoot: ctx.packageRoot, stateDir: ctx.stateDir };
   const refused = !ctx.hooks || !agentConfig(ctx.config, 'gemini').hooks;
-  const present = readText(geminiFiles.file('home', c));
-  if (!refused && (p.mode === 'home' || (present !== undefined && geminiFiles.ours(present)))) {
+  if (geminiUsesExtension(p.mode, !refused, c)) {
     const r = installFile(geminiFiles, 'home', c);
     notes.push(...r.notes);
     files.push(...r.files);
