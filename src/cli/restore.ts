@@ -13,7 +13,7 @@ import { stateDir } from '../paths.js';
 import { SessionStore, type SavedSession } from '../store/sessions.js';
 import { planRestore, type LiveWindow, type PlannedWindow, type SessionPlan } from '../store/restore-plan.js';
 import { checkTmuxVersion, resolveSocket, serverRunning, tmux } from '../tmux/server.js';
-import { argvSafe } from '../tmux/quote.js';
+import { argvSafe, escapeFormat } from '../tmux/quote.js';
 import { call, globalOpts } from './context.js';
 import { onPath, planLaunch } from './new.js';
 import { AGENTS } from '../integrations/agents.js';
@@ -84,7 +84,10 @@ function restoreSocket(cmd: Command): string {
   }
 }
 
-/** Starts a session (and the server, when none runs): plain argv, never -N. */
+/**
+ * Starts a session (and the server, when none runs): plain argv, never -N. tmux expands formats
+ * in -s and -c and splits its argv at an argument ending in `;`, so both are escaped for each.
+ */
 function newSession(sock: string, name: string, cwd: string): Promise<{ windowId: string; index: number }> {
   const env = { ...process.env };
   delete env.TMUX;
@@ -92,7 +95,7 @@ function newSession(sock: string, name: string, cwd: string): Promise<{ windowId
   return new Promise((resolve, reject) => {
     execFile(
       'tmux',
-      ['-S', sock, 'new-session', '-d', '-s', argvSafe(name), '-c', cwd, '-P', '-F', '#{window_id} #{window_index}'],
+      ['-S', sock, 'new-session', '-d', '-s', argvSafe(escapeFormat(name)), '-c', argvSafe(escapeFormat(cwd)), '-P', '-F', '#{window_id} #{window_index}'],
       { env, encoding: 'utf8' },
       (err, stdout, stderr) => {
         if (err) return reject(new NerdrError(`could not create tmux session "${name}": ${stderr.trim() || err.message}`));
@@ -109,6 +112,21 @@ function isDir(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The session to restore into: there already (null), or made here with a placeholder window. */
+async function ensureSession(sock: string, session: string, todo: PlannedWindow[]): Promise<{ windowId: string; index: number } | null> {
+  const exists = (await serverRunning(sock)) && (await tmux(sock, ['has-session', '-t', argvSafe(`=${session}`)])).code === 0;
+  if (exists) return null;
+  const firstDir = todo.map((w) => w.cwd).find(isDir) ?? os.homedir();
+  const placeholder = await newSession(sock, session, firstDir);
+  const wanted = new Set(todo.map((w) => w.index).filter((i): i is number => i !== null));
+  if (wanted.has(placeholder.index)) {
+    // the session's first window sits where an agent belongs: move it out of the way
+    const free = Math.max(placeholder.index, ...wanted) + 1;
+    await tmux(sock, ['move-window', '-d', '-s', placeholder.windowId, '-t', argvSafe(`=${session}:${free}`)]);
+  }
+  return placeholder;
 }
 
 export interface WindowResult {
@@ -384,6 +402,13 @@ export function register(program: Command): void {
       const saved = loadSaved(store, sock, opts);
       report();
       if (saved.length === 0) {
+        const unread = store.problems().length;
+        if (unread > 0) {
+          throw new NerdrError(
+            `nothing restored: ${unread} saved session file${unread === 1 ? '' : 's'} of this state folder could not be read (above)`,
+            'fix what is named above and run `nerdr restore` again; `nerdr restore --list` shows what is saved',
+          );
+        }
         if (opts.json) return printJson({ server: sock, windows: [] });
         process.stdout.write(`nothing saved for the tmux server ${sock}\n`);
         return;
@@ -405,16 +430,13 @@ export function register(program: Command): void {
         for (const w of p.windows.filter((x) => x.action === 'skip')) results.push({ w, res: { ...baseResult(w), action: 'skipped' } });
         if (todo.length === 0) continue;
         let placeholder: { windowId: string; index: number } | null = null;
-        const exists = (await serverRunning(sock)) && (await tmux(sock, ['has-session', '-t', argvSafe(`=${p.session}`)])).code === 0;
-        if (!exists) {
-          const firstDir = todo.map((w) => w.cwd).find(isDir) ?? os.homedir();
-          placeholder = await newSession(sock, p.session, firstDir);
-          const wanted = new Set(todo.map((w) => w.index).filter((i): i is number => i !== null));
-          if (wanted.has(placeholder.index)) {
-            // the session's first window sits where an agent belongs: move it out of the way
-            const free = Math.max(placeholder.index, ...wanted) + 1;
-            await tmux(sock, ['move-window', '-d', '-s', placeholder.windowId, '-t', argvSafe(`=${p.session}:${free}`)]);
-          }
+        try {
+          placeholder = await ensureSession(sock, p.session, todo);
+        } catch (err) {
+          // one session that cannot be made must not stop the others (nor their queued messages)
+          for (const w of todo) results.push({ w, res: { ...baseResult(w), action: 'failed', why: (err as Error).message } });
+          failures += todo.length;
+          continue;
         }
         let created = 0;
         for (const w of todo) {

@@ -52,7 +52,7 @@ export function newWindowCommands(req: NewWindowRequest): string[] {
   // Without -d the new window becomes _nerdr's current window, so `=_nerdr:` names it for
   // the rest of the line. _nerdr has no user client, so nobody sees that selection.
   const cmds = [
-    command('new-window', '-t', here, '-n', escapeFormat(req.name), '-c', req.cwd, ...env, '-P', '-F', '#{window_id} #{pane_id} #{pane_pid}', ...argv),
+    command('new-window', '-t', here, '-n', escapeFormat(req.name), '-c', escapeFormat(req.cwd), ...env, '-P', '-F', '#{window_id} #{pane_id} #{pane_pid}', ...argv),
     command('set-option', '-w', '-t', here, 'remain-on-exit', 'on'),
     command('set-option', '-w', '-t', here, 'automatic-rename', 'off'),
   ];
@@ -78,6 +78,6 @@ export function respawnCommands(paneId: string, windowId: string, cwd: string, a
   return [
     command('set-option', '-w', '-t', windowId, '@nerdr_secret_hash', secretHash),
     command('set-option', '-w', '-t', windowId, '@nerdr_argv', JSON.stringify(argv)),
-    command('respawn-pane', '-k', '-t', paneId, '-c', cwd, ...e, 'env', ...UNSET_VARS.flatMap((v) => ['-u', v]), '--', ...argv),
+    command('respawn-pane', '-k', '-t', paneId, '-c', escapeFormat(cwd), ...e, 'env', ...UNSET_VARS.flatMap((v) => ['-u', v]), '--', ...argv),
   ];
 }

@@ -27,9 +27,11 @@ export function command(name: string, ...args: (string | number)[]): string {
 }
 
 /**
- * For arguments that tmux runs through its format expander (window names given to
- * new-window -n / rename-window, display -p templates built from user text): `#` → `##`,
- * so `#{…}` and `#(…)` stay literal.
+ * For arguments that tmux runs through its format expander: `#` → `##`, so `#{…}`, `#(…)` and
+ * `#S`-style aliases stay literal. On tmux 3.2a–3.7c these are new-window/new-session -n and -s,
+ * the -c folder of new-window, new-session, split-window and respawn-pane (spawn.c expands it),
+ * rename-window/rename-session, display -p templates and set-option -F values. -e values and -t
+ * targets are not expanded.
  */
 export function escapeFormat(value: string): string {
   return value.replace(/#/g, '##');
