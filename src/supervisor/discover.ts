@@ -1,5 +1,7 @@
 // Finding nerdr's windows in tmux: every pane tagged @nerdr_pane, one row per session link.
 
+import { randomBytes } from 'node:crypto';
+
 export const HIDDEN_SESSION = '_nerdr';
 
 const FIELDS = [
@@ -24,7 +26,22 @@ const FIELDS = [
   'window_name',
 ] as const;
 
-export const LIST_PANES_FORMAT = FIELDS.map((f) => `#{${f}}`).join('\t');
+/**
+ * tmux prints option values as they are: a folder (@nerdr_cwd) or a note may hold tabs and line
+ * breaks, so neither can separate fields or rows. Rows and fields are marked with a token drawn
+ * once per process, which no value holds by chance (session and window names cannot hold either:
+ * tmux escapes control characters in them).
+ */
+const MARK = `~nerdr-${randomBytes(8).toString('hex')}`;
+const ROW = `${MARK}R`;
+const FIELD = `${MARK}F`;
+
+export const LIST_PANES_FORMAT = ROW + FIELDS.map((f) => `#{${f}}`).join(FIELD);
+
+/** One row as tmux prints it for LIST_PANES_FORMAT (for tests). */
+export function paneListRow(values: readonly string[]): string {
+  return ROW + values.join(FIELD) + '\n';
+}
 
 export interface FoundPane {
   paneId: string;
@@ -53,12 +70,11 @@ export interface FoundPane {
 /** Parses `list-panes -a -F LIST_PANES_FORMAT` output; rows without @nerdr_pane are skipped. */
 export function parsePaneList(text: string): FoundPane[] {
   const byPane = new Map<string, FoundPane>();
-  for (const line of text.split('\n')) {
-    if (!line) continue;
-    const v = line.split('\t');
-    if (v.length < FIELDS.length) continue;
-    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note] = v as string[];
-    const name = v.slice(FIELDS.length - 1).join('\t'); // a name may hold tabs: it is last
+  for (const row of text.split(ROW).slice(1)) {
+    // each row ends with tmux's line break; the last field (a window name) cannot hold one
+    const v = row.replace(/\n$/, '').split(FIELD);
+    if (v.length !== FIELDS.length) continue;
+    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, name] = v as string[];
     if (!id) continue;
     let p = byPane.get(paneId!);
     if (!p) {
@@ -75,7 +91,7 @@ export function parsePaneList(text: string): FoundPane[] {
         secretHash: secret ?? '',
         cwd: cwd ?? '',
         argv: parsedArgv,
-        name,
+        name: name!,
         links: [],
         inHidden: false,
         panePid: Number(panePid) || 0,

@@ -216,6 +216,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         this.log('info', `watching ${p.agent} ${p.windowId} ${p.paneId} "${p.name}"`);
         if (!p.inHidden) links.push(command('link-window', '-d', '-s', p.windowId, '-t', `=${HIDDEN_SESSION}:`));
         this.snapshot(a);
+        // a new window is a change even when its state stays unknown (a `--cmd` window): it is saved
+        this.emit('change', a);
       } else {
         const moved = a.name !== p.name || JSON.stringify(a.links) !== JSON.stringify(p.links);
         a.links = p.links;

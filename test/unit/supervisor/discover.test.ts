@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { LIST_PANES_FORMAT, paneListRow, parsePaneList } from '../../../src/supervisor/discover.js';
+
+// The values of one pane row, in LIST_PANES_FORMAT's order.
+const row = (over: { session?: string; cwd?: string; note?: string; name?: string; pane?: string } = {}) =>
+  paneListRow([
+    over.pane ?? '%1', '@1', over.session ?? 'user', 'a1', '0', '', '120', '40', 'claude', 'hash', over.cwd ?? '/w',
+    '["claude"]', '2', '$1', '4242', '', '[]', over.note ?? '', over.name ?? 'claude',
+  ]);
+
+describe('parsePaneList', () => {
+  it('the format asks for every field tmux prints in a row', () => {
+    expect(LIST_PANES_FORMAT.split('#{').length - 1).toBe(19);
+  });
+
+  it('a folder with tabs and line breaks, and a note with a line break, do not shift the fields', () => {
+    const text = row({ cwd: '/tmp/a\tb\nc', note: 'one\ntwo\tthree', name: 'x\ty' }) + row({ pane: '%2', session: '_nerdr' });
+    const [p, q] = parsePaneList(text);
+    expect(p).toMatchObject({ paneId: '%1', cwd: '/tmp/a\tb\nc', note: 'one\ntwo\tthree', name: 'x\ty', width: 120, height: 40, panePid: 4242 });
+    expect(p!.links).toEqual([{ session: 'user', sessionId: '$1', index: 2 }]);
+    expect(q).toMatchObject({ paneId: '%2', inHidden: true });
+  });
+
+  it('links of one pane in several sessions are gathered; rows of other panes are skipped', () => {
+    const text = row() + row({ session: 'other' }) + 'some unrelated line\n';
+    const found = parsePaneList(text);
+    expect(found).toHaveLength(1);
+    expect(found[0]!.links.map((l) => l.session)).toEqual(['user', 'other']);
+  });
+
+  it('a row with fields missing is skipped, not misread', () => {
+    const whole = row();
+    expect(parsePaneList(whole.slice(0, whole.lastIndexOf('claude') - 3))).toEqual([]);
+  });
+});
