@@ -3,14 +3,31 @@
 
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 
+/**
+ * True while the process runs. A zombie (exited, not yet reaped: containers often reap late)
+ * still answers kill(pid, 0), so on Linux its /proc state decides.
+ */
 export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return !exitedOnProc(pid);
+}
+
+/** /proc/<pid>/stat's state is Z (zombie) or X (dead); false where /proc cannot say. */
+export function exitedOnProc(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return false;
+  }
+  // "pid (comm) S …": comm may hold spaces and parentheses, so the state follows the last ')'
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
 }
 
 export function readLockPid(file: string): number | null {
