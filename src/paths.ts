@@ -1,6 +1,7 @@
 // Where nerdr keeps things (product.md "Places and names").
 
-import { mkdirSync, chmodSync, statSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, realpathSync, type Stats } from 'node:fs';
+import { NerdrError } from './errors.js';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,13 +19,57 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.HOME || os.homedir(), '.config', 'nerdr');
 }
 
-/** The state dir, created private (0700) if missing. */
-export function ensureStateDir(env: NodeJS.ProcessEnv = process.env): string {
+/**
+ * The state dir, created private (0700) if missing. It holds the supervisor's socket and the
+ * windows' secrets, so a folder that is a link, not a folder or someone else's is refused at once
+ * with the fix; one open to group/others is made private, and `warn` says so.
+ */
+export function ensureStateDir(env: NodeJS.ProcessEnv = process.env, warn: (message: string) => void = () => undefined): string {
   const dir = stateDir(env);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = statSync(dir);
-  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(dir, 0o700);
+  const st = lstatOrNull(dir);
+  if (!st) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700); // mkdir's mode passes through the umask
+    return dir;
+  }
+  if (st.isSymbolicLink()) {
+    let real = '';
+    try {
+      real = realpathSync(dir);
+    } catch {
+      /* a dangling link */
+    }
+    throw new NerdrError(
+      `the state folder ${dir} is a symbolic link${real ? ` (to ${real})` : ''}; nerdr keeps its socket and secrets only in a real folder`,
+      real ? `set NERDR_STATE_DIR=${real}, or replace the link with a folder` : 'replace the link with a folder, or set NERDR_STATE_DIR',
+    );
+  }
+  if (!st.isDirectory()) throw new NerdrError(`the state folder ${dir} is not a folder`, 'move that file away, or set NERDR_STATE_DIR to a folder of your own');
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) {
+    throw new NerdrError(
+      `the state folder ${dir} belongs to uid ${st.uid}, not to you (uid ${uid})`,
+      'set NERDR_STATE_DIR to a folder of your own, or give this one back to yourself with chown',
+    );
+  }
+  if ((st.mode & 0o077) !== 0) {
+    chmodSync(dir, 0o700);
+    warn(`the state folder ${dir} was open to group/others (mode ${modeText(st.mode)}): it is private (0700) now; check that its files are yours (ls -la ${JSON.stringify(dir)})`);
+  }
   return dir;
+}
+
+function lstatOrNull(p: string): Stats | null {
+  try {
+    return lstatSync(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+function modeText(mode: number): string {
+  return (mode & 0o777).toString(8).padStart(4, '0');
 }
 
 /** Per tmux server: the supervisor's socket, log and lock. */

@@ -46,7 +46,7 @@ async function info(socketFile: string, timeoutMs = 1500): Promise<Info | null> 
 
 /** Starts the supervisor for this tmux server if none answers; returns its socket path. */
 export async function ensureSupervisor(sock: string): Promise<string> {
-  ensureStateDir();
+  ensureStateDir(process.env, (m) => process.stderr.write(`nerdr: ${m}\n`));
   const files = serverFiles(sock);
   const first = await info(files.socket);
   if (first?.ready) return files.socket;

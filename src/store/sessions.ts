@@ -177,7 +177,8 @@ export class SessionStore {
       try {
         s = withFileLock(path.join(this.dir, `${base}.lock`), () => this.readChecked(file, base));
       } catch (err) {
-        this.problem('warn', `cannot read ${file}: ${(err as Error).message}`);
+        const e = err as Error;
+        this.problem('warn', e instanceof NerdrError && e.fix ? `${e.message}; fix: ${e.fix}` : `cannot read ${file}: ${e.message}`);
         continue;
       }
       if (!s) continue;
@@ -273,10 +274,16 @@ export class SessionStore {
   }
 }
 
+/** The file's text, or undefined when there is none; a file that is there but cannot be read throws. */
 function readText(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new NerdrError(
+      `the saved session ${file} cannot be read (${code ?? (err as Error).message})`,
+      code === 'EACCES' ? `make it readable: chmod 600 ${JSON.stringify(file)}` : 'move it away, or restore from a snapshot (`nerdr restore --list`)',
+    );
   }
 }
