@@ -39,6 +39,13 @@ function resolveCwd(dir: string | undefined): string {
   try {
     if (!statSync(cwd).isDirectory()) throw new Error();
   } catch {
+    // Node hands nerdr its arguments and folder as text: bytes that are not UTF-8 arrive as U+FFFD
+    if (cwd.includes('\uFFFD')) {
+      throw new NerdrError(
+        `the folder name ${JSON.stringify(cwd)} is not UTF-8 text (\uFFFD marks the bytes that are not), so nerdr cannot name it to tmux exactly`,
+        'rename the folder, or start the agent through a link with a UTF-8 name: ln -s "<folder>" ~/work-link; nerdr new … --cwd ~/work-link',
+      );
+    }
     throw new NerdrError(`--cwd ${cwd} is not a folder`, 'pass an existing folder');
   }
   return cwd;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionBase, type SavedSession } from '../../src/store/sessions.js';
-import { pidAlive, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { NERDR_BIN, pidAlive, run, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 
 describe.skipIf(!tmuxAvailable)('hostile folder and session names reach tmux literally', () => {
   let env: LiveEnv;
@@ -20,7 +20,16 @@ describe.skipIf(!tmuxAvailable)('hostile folder and session names reach tmux lit
   // a session name with a command in it (tmux would run it when expanding the name)
   let evil: string;
 
-  const paneCwd = async (target: string): Promise<string> => (await env.tmuxOk('display', '-p', '-t', target, '#{pane_current_path}')).replace(/\n$/, '');
+  // right after a spawn tmux may not know the pane's folder yet: wait for it, show the last seen
+  const paneCwd = async (target: string, want: string): Promise<string> => {
+    let last = '';
+    try {
+      await waitFor(async () => (last = (await env.tmuxOk('display', '-p', '-t', target, '#{pane_current_path}')).replace(/\n$/, '')) === want, { timeoutMs: 5000 });
+    } catch {
+      /* the expect below shows it */
+    }
+    return last;
+  };
   const saved = (session: string): SavedSession | null => {
     try {
       return JSON.parse(readFileSync(path.join(env.stateDir, 'sessions', `${sessionBase(env.socketPath, session)}.json`), 'utf8')) as SavedSession;
@@ -53,7 +62,7 @@ describe.skipIf(!tmuxAvailable)('hostile folder and session names reach tmux lit
     const r = await env.nerdr('new', '-d', '-t', 'user', '--name', 'fmt', '--cwd', formatDir, '--cmd', 'sleep 100');
     expect(r.code, r.stderr).toBe(0);
     const win = r.stdout.trim();
-    expect(await paneCwd(win)).toBe(formatDir);
+    expect(await paneCwd(win, formatDir)).toBe(formatDir);
     const row = await waitFor(async () => (await env.lsJson()).find((a) => a.name === 'fmt'), { what: 'fmt in ls' });
     expect(row.cwd).toBe(formatDir);
     expect(existsSync(pwned)).toBe(false);
@@ -62,7 +71,7 @@ describe.skipIf(!tmuxAvailable)('hostile folder and session names reach tmux lit
   it('term --cwd with #(…): literal too', async () => {
     const r = await env.nerdr('term', '-d', '-t', 'user', '--name', 'plain', '--cwd', formatDir, 'sleep', '100');
     expect(r.code, r.stderr).toBe(0);
-    expect(await paneCwd(r.stdout.trim())).toBe(formatDir);
+    expect(await paneCwd(r.stdout.trim(), formatDir)).toBe(formatDir);
     expect(existsSync(pwned)).toBe(false);
   });
 
@@ -74,11 +83,20 @@ describe.skipIf(!tmuxAvailable)('hostile folder and session names reach tmux lit
     expect(existsSync(`${pwned}-name`)).toBe(false);
   });
 
+  it('a folder whose name is not UTF-8 is refused with the reason and a way out', async () => {
+    // Node cannot pass such bytes as an argument, so a fixed shell script makes and names the folder
+    const script = 'd="$1/$(printf "bad\\377")"; mkdir -p "$d"; shift; exec "$@" --cwd "$d" --cmd "sleep 100"';
+    const res = await run('/bin/sh', ['-c', script, 'sh', root, process.execPath, NERDR_BIN, '-L', env.server, 'new', '-d', '-t', 'user'], { env: env.env });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/is not UTF-8 text/);
+    expect(res.stderr).toMatch(/fix: rename the folder/);
+  });
+
   it('folders holding a tab or a line break are watched and saved', async () => {
     for (const [name, dir] of [['tabbed', tabDir], ['broken', nlDir]] as const) {
       const r = await env.nerdr('new', '-d', '-t', 'user', '--name', name, '--cwd', dir, '--cmd', 'sleep 100');
       expect(r.code, r.stderr).toBe(0);
-      expect(await paneCwd(r.stdout.trim())).toBe(dir);
+      expect(await paneCwd(r.stdout.trim(), dir)).toBe(dir);
     }
     const rows = await waitFor(async () => {
       const ls = await env.lsJson();
@@ -127,7 +145,7 @@ describe.skipIf(!tmuxAvailable)('hostile folder and session names reach tmux lit
     for (const [name, dir] of [['semi', semiDir], ['fmt2', formatDir], ['fmt', formatDir], ['tabbed', tabDir], ['broken', nlDir]] as const) {
       const row = rows.find((a) => a.name === name)!;
       expect(row.cwd, name).toBe(dir);
-      expect(await paneCwd(row.window), name).toBe(dir);
+      expect(await paneCwd(row.window, dir), name).toBe(dir);
     }
     expect(rows.find((a) => a.name === 'semi')!.session).toBe(evil);
     expect(existsSync(pwned)).toBe(false);
@@ -174,6 +192,7 @@ describe.skipIf(!tmuxAvailable)('restore: a folder ending in `;` does not stop t
     expect(out.windows.find((w) => w.name === 'first')!.requeued).toBe(1);
     const semi = await waitFor(async () => (await env.lsJson()).find((a) => a.name === 'semi'), { what: 'semi watched' });
     expect(semi.cwd).toBe(path.join(root, 'semi;'));
-    expect((await env.tmuxOk('display', '-p', '-t', semi.window, '#{pane_current_path}')).trim()).toBe(path.join(root, 'semi;'));
+    let last = '';
+    await waitFor(async () => (last = (await env.tmuxOk('display', '-p', '-t', semi.window, '#{pane_current_path}')).trim()) === path.join(root, 'semi;'), { what: `semi's folder (last: ${last})` });
   });
 });

@@ -1,11 +1,12 @@
 // quote()/command()/escapeFormat()/argvSafe() checked against REAL tmux (private server):
 // every hostile value is set as a user option and read back byte for byte.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlClient, replyText } from '../../../src/tmux/client.js';
 import { argvSafe, command, escapeFormat, quote } from '../../../src/tmux/quote.js';
+import { newWindowCommands, respawnCommands } from '../../../src/supervisor/create.js';
 import { startServer, tmuxAvailable, type PrivateServer } from './helpers.js';
 
 const HOSTILE: [string, string][] = [
@@ -160,6 +161,46 @@ describe.skipIf(!tmuxAvailable)('quote round-trips through real tmux', () => {
     expect(nw!.ok, replyText(nw!)).toBe(true);
     expect(replyText(name!)).toBe('a\nb\tc');
     await client.run(command('kill-window', '-t', replyText(nw!).trim()));
+  });
+
+  // The folder arguments tmux expands as formats (spawn.c): each builder's, with a hostile folder.
+  const FOLDERS = ['#(touch pwned)', '#{pane_id}', '#S #W ##', "semi; 'q' \"d\" $HOME", 'tab\there', 'line\nbreak'];
+
+  /** The pane's folder once its program runs there (right after a spawn tmux may not know it yet). */
+  async function paneFolder(pane: string, want: string): Promise<string> {
+    let last = '';
+    for (const end = Date.now() + 5000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
+      last = await client.run(command('display', '-p', '-t', pane, '#{pane_current_path}'));
+      if (last === want) break;
+    }
+    return last;
+  }
+
+  it.each(FOLDERS)('new-window -c / -n from newWindowCommands: folder %j is literal', async (leaf) => {
+    const cwd = path.join(dir, leaf);
+    mkdirSync(cwd, { recursive: true });
+    if ((await client.send([command('has-session', '-t', '=_nerdr')]))[0]!.ok === false) await client.run(command('new-session', '-d', '-s', '_nerdr', 'sleep 60'));
+    const cmds = newWindowCommands({ agent: 'unknown', name: leaf, cwd, session: 'user', argv: ['sleep', '30'], userArgs: [], env: {}, watched: true, id: 'a1', secretHash: 'h' });
+    const replies = await client.send(cmds.slice(0, 1));
+    expect(replies[0]!.ok, replyText(replies[0]!)).toBe(true);
+    const pane = replyText(replies[0]!).split(' ')[1]!;
+    expect(await paneFolder(pane, cwd)).toBe(cwd);
+    expect(await client.run(command('display', '-p', '-t', pane, '#{window_name}'))).toBe(leaf);
+    // respawn-pane -c: the same folder again
+    const [r] = await client.send(respawnCommands(pane, replyText(replies[0]!).split(' ')[0]!, cwd, ['sleep', '31'], {}, 'h').slice(2));
+    expect(r!.ok, replyText(r!)).toBe(true);
+    expect(await paneFolder(pane, cwd)).toBe(cwd);
+    await client.run(command('kill-pane', '-t', pane));
+    expect(existsSync(path.join(process.cwd(), 'pwned'))).toBe(false);
+  });
+
+  it('one-shot new-session -s / -c (restore): argvSafe(escapeFormat(…)) keeps both literal', async () => {
+    const name = 'ev#(touch pwned)#{pane_id};';
+    const cwd = path.join(dir, 'end;');
+    mkdirSync(cwd, { recursive: true });
+    const out = await srv.tmux('new-session', '-d', '-s', argvSafe(escapeFormat(name)), '-c', argvSafe(escapeFormat(cwd)), '-P', '-F', '#{session_name}|#{pane_current_path}');
+    expect(out.trim()).toBe(`${name}|${cwd}`);
+    await srv.tmux('kill-session', '-t', argvSafe(`=${name}`));
   });
 
   it('escapeFormat also keeps a display -p template built from user text literal', async () => {
