@@ -28,8 +28,16 @@ export interface NewWindowRequest {
   secretHash: string;
 }
 
+/**
+ * A window's secret (NERDR_TAB / HERDR_PANE_ID): 32 base64url characters. Never one that starts
+ * with `-`: herdr's scripts pass it as the first argument of `nerdr pane …`, where a leading `-`
+ * would read as an option in other CLIs (1 in 64 base64url strings starts with one).
+ */
 export function newSecret(): string {
-  return randomBytes(24).toString('base64url');
+  for (;;) {
+    const s = randomBytes(24).toString('base64url');
+    if (!s.startsWith('-')) return s;
+  }
 }
 
 export function hashSecret(secret: string): string {
