@@ -4,6 +4,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { NerdrError } from '../errors.js';
+import { NERDR_VERSION } from '../version.js';
 
 type Register = (program: Command) => void;
 
@@ -41,8 +42,8 @@ const MODULES: Record<string, string> = {
 export function commandWord(args: string[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '-L' || a === '-S') i++;
-    else if (/^-[LS]./.test(a)) continue;
+    if (a === '-L' || a === '-S' || a === '--session') i++;
+    else if (/^-[LS]./.test(a) || a.startsWith('--session=')) continue;
     else if (a.startsWith('-')) return undefined; // --help, --version
     else return a;
   }
@@ -53,7 +54,7 @@ export async function buildProgram(args: string[] = []): Promise<Command> {
   const program = new Command('nerdr');
   program
     .description('which of your coding agents needs you: lights for agents running in tmux')
-    .version('0.1.0')
+    .version(NERDR_VERSION)
     .option('-L <name>', 'use the tmux server with this socket name (like tmux -L)')
     .option('-S <path>', 'use the tmux server at this socket path (like tmux -S)')
     .showHelpAfterError()
@@ -72,6 +73,13 @@ export async function buildProgram(args: string[] = []): Promise<Command> {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // herdr's `pane …` grammar is not commander's (a pane id may start with `-`; herdr's exit
+  // codes): pane.ts parses it whole, before commander could read `-V…` or `-L…` in it.
+  if (commandWord(argv.slice(2)) === 'pane') {
+    const { runPane } = await import('./pane.js');
+    process.exitCode = await runPane(argv.slice(2));
+    return;
+  }
   try {
     const program = await buildProgram(argv.slice(2));
     await program.parseAsync(argv);

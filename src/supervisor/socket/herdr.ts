@@ -5,7 +5,7 @@
 
 import { RpcError, invalidRequest } from './errors.js';
 import { parseU64, rawValueAt } from './exact-json.js';
-import { hasControlChars, sanitize, stripControl } from './sanitize.js';
+import { hasControlChars, stripControl } from './sanitize.js';
 
 export const HERDR_REPORT_METHODS = [
   'pane.report_agent',
@@ -40,9 +40,33 @@ export interface ParsedReport {
   agentSessionId?: string;
   agentSessionPath?: string;
   sessionStartSource?: SessionStartSource;
-  /** report_metadata only: the remaining params, cleaned, for whoever honours them. */
-  metadata?: Record<string, unknown>;
+  /** report_metadata only: the display overlay, validated and normalised as herdr does. */
+  metadata?: MetadataFields;
 }
+
+/** `pane.report_metadata`'s fields (integration-protocol §2.4): display only, never the state. */
+export interface MetadataFields {
+  /** Canonical label: the metadata shows only while this agent is the window's. */
+  agent?: string;
+  /** The metadata shows only while this source's report is the window's authority. */
+  appliesToSource?: string;
+  /** Trimmed, no control characters, at most 80 characters; absent when empty. */
+  title?: string;
+  displayAgent?: string;
+  /** Per public state (idle, working, blocked, done, unknown), the text to show with it. */
+  stateLabels: Record<string, string>;
+  /** name → value; null clears that token. */
+  tokens: Record<string, string | null>;
+  clearTitle: boolean;
+  clearDisplayAgent: boolean;
+  clearStateLabels: boolean;
+  /** 1 … 86 400 000: the set fields vanish after this long. */
+  ttlMs?: number;
+}
+
+const METADATA_TTL_MAX_MS = 86_400_000;
+const METADATA_TOKENS_PER_REPORT = 16;
+const LABEL_STATES: readonly string[] = ['idle', 'working', 'blocked', 'done', 'unknown'];
 
 export { canonicalAgent } from '../../labels.js';
 import { canonicalAgent } from '../../labels.js';
@@ -114,13 +138,9 @@ export function parseHerdrReport(method: HerdrReportMethod, params: Params, rawL
     };
   }
   if (method === 'pane.report_metadata') {
-    const source = reqString(params, 'source').trim();
-    if (!/^[A-Za-z0-9:._-]{1,80}$/.test(source)) {
-      throw new RpcError('invalid_metadata_source', 'metadata source must be 1-80 ASCII letters, digits, ":", ".", "_" or "-"');
-    }
     const seq = optSeq(params, rawLine);
-    const { pane_id: _p, source: _s, seq: _q, ...rest } = params;
-    return { kind: 'report_metadata', paneId, source, agent: '', ...(seq !== undefined ? { seq } : {}), metadata: sanitize(rest) as Record<string, unknown> };
+    const { source, fields } = parseMetadata(params, rawLine);
+    return { kind: 'report_metadata', paneId, source, agent: fields.agent ?? '', ...(seq !== undefined ? { seq } : {}), metadata: fields };
   }
 
   const source = stripControl(reqString(params, 'source'));
@@ -155,4 +175,102 @@ export function parseHerdrReport(method: HerdrReportMethod, params: Params, rawL
     }
   }
   return base;
+}
+
+// ---- pane.report_metadata (herdr's normalisation, src/app/api/panes.rs) ----
+
+function metadataSource(raw: string): string {
+  const v = raw.trim();
+  if (!/^[A-Za-z0-9:._-]{1,80}$/.test(v)) {
+    throw new RpcError('invalid_metadata_source', 'metadata source must be 1-80 ASCII letters, digits, ":", ".", "_" or "-"');
+  }
+  return v;
+}
+
+/** Trimmed, control characters removed, at most 80 characters; undefined when nothing is left. */
+export function presentationText(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  // eslint-disable-next-line no-control-regex
+  const v = [...raw.trim().replace(/[\u0000-\u001f\u007f-\u009f]/g, '')].slice(0, 80).join('').trim();
+  return v === '' ? undefined : v;
+}
+
+function optBool(p: Params, key: string): boolean {
+  const v = p[key];
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw invalidRequest(`invalid type for \`${key}\`: expected a boolean`);
+  return v;
+}
+
+function stringMap(p: Params, key: string, nullable: boolean): Record<string, string | null> {
+  const v = p[key];
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalidRequest(`invalid type for \`${key}\`: expected an object`);
+  const out: Record<string, string | null> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (typeof x === 'string' || (nullable && x === null)) Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else throw invalidRequest(`invalid type for \`${key}.${k}\`: expected a string${nullable ? ' or null' : ''}`);
+  }
+  return out;
+}
+
+/** Reads the metadata fields with herdr's checks, in herdr's order: types, then each field. */
+function parseMetadata(p: Params, rawLine: string): { source: string; fields: MetadataFields } {
+  // serde first: types (invalid_request)
+  const rawSource = reqString(p, 'source');
+  const rawTitle = optString(p, 'title');
+  const rawDisplay = optString(p, 'display_agent');
+  const rawApplies = optString(p, 'applies_to_source');
+  const rawAgent = optString(p, 'agent');
+  const rawLabels = stringMap(p, 'state_labels', false) as Record<string, string>;
+  const rawTokens = stringMap(p, 'tokens', true);
+  const clearTitle = optBool(p, 'clear_title');
+  const clearDisplayAgent = optBool(p, 'clear_display_agent');
+  const clearStateLabels = optBool(p, 'clear_state_labels');
+  let ttl: bigint | undefined;
+  if (p.ttl_ms !== undefined && p.ttl_ms !== null) {
+    const raw = rawValueAt(rawLine, ['params', 'ttl_ms']);
+    const v = raw === undefined ? undefined : parseU64(raw.trim());
+    if (v === undefined) throw invalidRequest('invalid value for `ttl_ms`: expected an unsigned 64-bit integer');
+    ttl = v ?? undefined;
+  }
+
+  const fields: MetadataFields = { stateLabels: {}, tokens: {}, clearTitle, clearDisplayAgent, clearStateLabels };
+  if (rawAgent !== undefined) {
+    const agent = canonicalAgent(stripControl(rawAgent));
+    if (agent === '') throw new RpcError('invalid_agent', 'agent label must not be empty');
+    fields.agent = agent;
+  }
+  const source = metadataSource(rawSource);
+  const tokenKeys = Object.keys(rawTokens);
+  if (tokenKeys.length > METADATA_TOKENS_PER_REPORT) {
+    throw new RpcError('invalid_metadata_token', `a metadata report may update at most ${METADATA_TOKENS_PER_REPORT} tokens`);
+  }
+  for (const k of tokenKeys) {
+    if (!/^[A-Za-z0-9_-]{1,32}$/.test(k)) throw new RpcError('invalid_metadata_token', `invalid metadata token key: ${stripControl(k)}`);
+    Object.defineProperty(fields.tokens, k, { value: presentationText(rawTokens[k] ?? undefined) ?? null, enumerable: true, writable: true, configurable: true });
+  }
+  if (ttl !== undefined) {
+    if (ttl < 1n) throw new RpcError('invalid_metadata_ttl', 'metadata ttl_ms must be at least 1');
+    if (ttl > BigInt(METADATA_TTL_MAX_MS)) throw new RpcError('invalid_metadata_ttl', `metadata ttl_ms must be ${METADATA_TTL_MAX_MS} or less`);
+    fields.ttlMs = Number(ttl);
+  }
+  const title = presentationText(rawTitle);
+  if (title !== undefined) fields.title = title;
+  const display = presentationText(rawDisplay);
+  if (display !== undefined) fields.displayAgent = display;
+  if (rawApplies !== undefined) fields.appliesToSource = metadataSource(rawApplies);
+  for (const [k, v] of Object.entries(rawLabels)) {
+    const state = k.trim().toLowerCase();
+    if (!LABEL_STATES.includes(state)) throw new RpcError('invalid_state_label', `unknown state label: ${stripControl(state)}`);
+    const text = presentationText(v);
+    if (text !== undefined) fields.stateLabels[state] = text;
+  }
+  if ((rawTitle !== undefined && clearTitle) || (rawDisplay !== undefined && clearDisplayAgent) || (Object.keys(rawLabels).length > 0 && clearStateLabels)) {
+    throw new RpcError('invalid_metadata_request', 'cannot set and clear the same metadata field');
+  }
+  if (title === undefined && display === undefined && Object.keys(fields.stateLabels).length === 0 && tokenKeys.length === 0 && !clearTitle && !clearDisplayAgent && !clearStateLabels) {
+    throw new RpcError('invalid_metadata_request', 'missing metadata field to set or clear');
+  }
+  return { source, fields };
 }

@@ -216,7 +216,7 @@ describe('session ids and cleaning', () => {
     const bad = await call(h.path, req('pane.report_metadata', { pane_id: SECRET, source: 'has space' }));
     expect(bad).toMatchObject({ error: { code: 'invalid_metadata_source' } });
     expect(h.reports.map((r) => r.kind)).toEqual(['clear_agent_authority', 'report_metadata']);
-    expect(h.reports[1]?.metadata).toEqual({ title: 'T' });
+    expect(h.reports[1]?.metadata).toMatchObject({ title: 'T', stateLabels: {}, tokens: {}, clearTitle: false });
   });
 });
 
