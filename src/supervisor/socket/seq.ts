@@ -31,3 +31,26 @@ export class SeqTracker {
     return this.last.get(paneKey)?.get(source);
   }
 }
+
+/** What admit() needs of a parsed report. */
+export interface Sequenced {
+  kind: string;
+  source: string;
+  agent: string;
+  seq?: bigint | undefined;
+  sessionStartSource?: string | undefined;
+}
+
+/**
+ * Whether a report gets through by herdr's ordering rules, recording it when it does:
+ * - report_metadata has counters of its own per source, and an unsequenced one is always fresh
+ *   (herdr's metadata_tokens.rs);
+ * - opencode's TUI plugin reports the conversation the user selects (`session_start_source:
+ *   "select"`) without a seq, after the server plugin's sequenced reports: herdr takes it;
+ * - everything else: accept() above.
+ */
+export function admit(tracker: SeqTracker, paneKey: string, r: Sequenced): boolean {
+  if (r.kind === 'report_metadata') return r.seq === undefined || tracker.accept(paneKey, `metadata\u0000${r.source}`, r.seq);
+  if (r.kind === 'report_agent_session' && r.source === 'herdr:opencode' && r.agent === 'opencode' && r.sessionStartSource === 'select' && r.seq === undefined) return true;
+  return tracker.accept(paneKey, r.source, r.seq);
+}

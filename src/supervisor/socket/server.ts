@@ -13,7 +13,7 @@ import { stringifyExact } from './exact-json.js';
 import { isHerdrReportMethod, parseHerdrReport, type ParsedReport } from './herdr.js';
 import { parseHookParams } from './hook-params.js';
 import { LineReader } from './line-reader.js';
-import { SeqTracker } from './seq.js';
+import { SeqTracker, admit } from './seq.js';
 import { prepareSocketPath } from './socket-dir.js';
 
 export const HERDR_PROTOCOL = 20;
@@ -246,7 +246,7 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
       const parsed = parseHerdrReport(method, params, line);
       const window = await authenticate(parsed.paneId, 'pane_not_found');
       // Official sources' release is a no-op in herdr; that policy is the arbiter's, not ours.
-      if (seq.accept(parsed.paneId, parsed.source, parsed.seq)) {
+      if (admit(seq, parsed.paneId, parsed)) {
         const { paneId: _secret, ...rest } = parsed;
         await opts.onReport?.({ ...rest, window });
       }
