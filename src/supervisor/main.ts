@@ -11,6 +11,7 @@ import { registerApi } from './api.js';
 import { hashSecret } from './create.js';
 import { NerdrError } from '../errors.js';
 import { ManifestRegistry } from '../detect/index.js';
+import { NERDR_VERSION } from '../version.js';
 
 /**
  * The supervisor's socket: secrets are checked against the windows' stored hashes, hook events
@@ -19,6 +20,8 @@ import { ManifestRegistry } from '../detect/index.js';
 export async function serveSocket(sup: Supervisor, path: string, log: Logger): Promise<SocketServer> {
   const server = await createSocketServer({
     path,
+    // herdr's clients read ping's version as the server's build: nerdr's own
+    version: NERDR_VERSION,
     authenticate: (secret) => {
       const h = hashSecret(secret);
       for (const a of sup.agents.values()) if (a.secretHash === h) return a;
