@@ -9,8 +9,9 @@ import {
 } from './constants.js';
 import {
   KNOWN_AGENTS, SeqBook, START_SOURCES, canonicalAgent, classifySource, mayReplaceSession, parseSeq,
-  validSessionId, type SourceClass,
+  validSessionId, validSessionPath, type SourceClass,
 } from './reports.js';
+import { Presentation, type MetadataReport, type PresentationView } from './presentation.js';
 
 /** One manifest evaluation of the screen (detect's output for the current snapshot). */
 export interface ScreenEvaluation {
@@ -59,10 +60,15 @@ export interface ArbiterView {
   background: boolean;
   subagents: number;
   backgroundTasks: number;
+  /** The conversation: an id, or (pi, omp) the absolute path of its session file. */
   conversationId: string | null;
   conversationFrom: ConversationOrigin | null;
   /** Owner of a reported conversation id (report source), when it came from a report. */
   conversationOwner: string | null;
+  /** The label a custom report gave the agent, when it is not the window's (`--agent mybot`). */
+  reportedAgent: string | null;
+  /** What `pane.report_metadata` asks to show (title, display name, state labels, tokens). */
+  presentation: PresentationView;
   pending: PendingTimer[];
   hookPhase: HookPhase | null;
   screen: { state: EngineState; lastEvaluation: number | null; unchangedSince: number | null; rule: string | null };
@@ -86,6 +92,8 @@ export interface ArbiterUpdate {
   deadline: number | null;
   /** Report methods only: whether the report was accepted (herdr answers ok either way). */
   accepted?: boolean;
+  /** An error herdr answers instead of ok (metadata_token_limit). */
+  error?: string;
 }
 
 export interface ArbiterOptions {
@@ -118,6 +126,8 @@ export interface AgentReport {
   seq?: unknown;
   message?: string;
   agentSessionId?: string;
+  /** Used for pi and omp only, where it is preferred over the id (herdr). */
+  agentSessionPath?: string;
 }
 
 export interface SessionReport {
@@ -125,6 +135,8 @@ export interface SessionReport {
   agent: string;
   seq?: unknown;
   agentSessionId?: string;
+  /** Used for pi and omp only, where it is preferred over the id (herdr). */
+  agentSessionPath?: string;
   sessionStartSource?: string;
 }
 
@@ -138,6 +150,22 @@ interface HookState { phase: HookPhase; at: number; why: string }
 interface Derived { engine: EngineState | 'exited'; authority: Authority; reason: string; quiet: boolean; background: boolean }
 
 const REPORT_STATES = new Set(['idle', 'working', 'blocked', 'unknown']);
+
+/** Agents whose session file is their conversation reference (herdr: paths only for these). */
+const PATH_AGENTS = new Set(['pi', 'omp']);
+
+/**
+ * The conversation a report names: pi's and omp's session file when an official source sends a
+ * valid one, else a valid id; undefined when it names none (an invalid one is dropped, as herdr does).
+ */
+function reportRef(label: string, cls: SourceClass, id: string | undefined, path: string | undefined): string | undefined {
+  if (PATH_AGENTS.has(label) && cls !== 'custom' && validSessionPath(path)) return path;
+  return validSessionId(id) ? id.trim() : undefined;
+}
+
+function validRef(v: unknown): v is string {
+  return validSessionId(v) || validSessionPath(v);
+}
 
 export class Arbiter {
   readonly agent: string;
@@ -172,6 +200,7 @@ export class Arbiter {
   private custom: { source: string; agent: string; state: ReportState; message: string | null; at: number } | null = null;
   private lifecycle: { source: string; state: ReportState; message: string | null; at: number; sessionId: string | null } | null = null;
   private conversation: { id: string; from: ConversationOrigin; owner: string | null } | null = null;
+  private readonly presentation = new Presentation();
 
   // published
   private pubEngine: EngineState | 'exited' = 'unknown';
@@ -207,6 +236,12 @@ export class Arbiter {
     this.resetScreen();
     this.custom = null; // reported state lasts until released or the agent restarts
     this.lifecycle = null;
+    // A new process is a new owner: the last one's conversation (and its sequence numbers) go
+    // with it, so the new one's report is taken even where an id cannot be replaced (herdr frees
+    // it when its owner exits). An exited window keeps it until then, for `nerdr restore`.
+    this.conversation = null;
+    this.seqs.clear();
+    this.presentation.forgetAgent(this.agent, (s) => classifySource(s, this.agent) !== 'custom');
     this.activeSinceIdle = false;
     this.seenFlag = true;
     return this.advance(now);
@@ -220,6 +255,8 @@ export class Arbiter {
     this.lifecycle = null;
     if (this.custom && KNOWN_AGENTS.has(this.custom.agent)) this.custom = null;
     this.seqs.clear(); // herdr resets official per-source counters on exit; custom ones restart with the process too
+    // herdr: an exited agent's metadata goes (its own label's, its official sources')
+    this.presentation.forgetAgent(this.agent, (s) => classifySource(s, this.agent) !== 'custom');
     return this.advance(now);
   }
 
@@ -257,6 +294,20 @@ export class Arbiter {
     const now = this.clock();
     const accepted = this.applySessionReport(r, now);
     return { ...this.advance(now), accepted };
+  }
+
+  /** herdr `pane.report_metadata`: display only (title, display name, state labels, tokens). */
+  metadata(r: MetadataReport): ArbiterUpdate {
+    const now = this.clock();
+    if (this.proc === 'exited' && this.metadataForExited(r)) return { ...this.advance(now), accepted: false };
+    const res = this.presentation.report(r, now);
+    return { ...this.advance(now), accepted: res.error === undefined, ...(res.error ? { error: res.error } : {}) };
+  }
+
+  /** herdr drops metadata about an agent whose exit it saw: its label, or its official sources. */
+  private metadataForExited(r: MetadataReport): boolean {
+    const official = (s: string | undefined) => s !== undefined && classifySource(s, this.agent) !== 'custom';
+    return r.agent === this.agent || official(r.source) || official(r.appliesToSource);
   }
 
   /** herdr `pane.release_agent`. */
@@ -308,6 +359,8 @@ export class Arbiter {
       conversationId: this.conversation?.id ?? null,
       conversationFrom: this.conversation?.from ?? null,
       conversationOwner: this.conversation?.owner ?? null,
+      reportedAgent: this.custom && this.custom.agent !== this.agent ? this.custom.agent : null,
+      presentation: this.presentationView(this.clock()),
       pending: this.pending.map((p) => ({ ...p })),
       hookPhase: this.hook?.phase ?? null,
       screen: {
@@ -336,7 +389,7 @@ export class Arbiter {
   /** Takes back facts saved by facts(), for an agent that was running all along. */
   restoreFacts(f: PersistedFacts): ArbiterUpdate {
     const now = this.clock();
-    if (f.conversation && validSessionId(f.conversation.id)) this.conversation = { ...f.conversation };
+    if (f.conversation && validRef(f.conversation.id)) this.conversation = { ...f.conversation };
     this.subagentIds.clear();
     this.anonSubagents = Math.max(0, Math.floor(f.subagents) || 0);
     this.bgTasks = Math.max(0, Math.floor(f.backgroundTasks) || 0);
@@ -477,18 +530,19 @@ export class Arbiter {
     if (!this.seqs.isFresh(r.source, seq)) return false;
     const state = r.state as ReportState;
     const message = typeof r.message === 'string' ? r.message : null;
+    const ref = reportRef(label, cls, r.agentSessionId, r.agentSessionPath);
     if (cls === 'reserved') {
       this.seqs.accept(r.source, seq);
-      this.recordSession(r.source, label, r.agentSessionId, undefined);
+      this.recordSession(r.source, label, ref, undefined);
       return true;
     }
     if (cls === 'full-lifecycle') {
       if (this.proc === 'exited') return false;
       const anchored = this.lifecycle?.sessionId ?? (this.conversation?.owner === r.source ? this.conversation.id : null);
-      if (anchored !== null && r.agentSessionId !== undefined && r.agentSessionId !== anchored) return false;
+      if (anchored !== null && ref !== undefined && ref !== anchored) return false;
       this.seqs.accept(r.source, seq);
-      this.lifecycle = { source: r.source, state, message, at: now, sessionId: anchored ?? (validSessionId(r.agentSessionId) ? r.agentSessionId : null) };
-      if (r.agentSessionId !== undefined) this.recordSession(r.source, label, r.agentSessionId, undefined);
+      this.lifecycle = { source: r.source, state, message, at: now, sessionId: anchored ?? ref ?? null };
+      if (ref !== undefined) this.recordSession(r.source, label, ref, undefined);
       return true;
     }
     // custom
@@ -510,20 +564,27 @@ export class Arbiter {
     if (KNOWN_AGENTS.has(label) && label !== this.agent) return false;
     const start = r.sessionStartSource?.trim();
     const startSource = start !== undefined && START_SOURCES.has(start) ? start : undefined;
+    // opencode's TUI plugin reports the conversation the user selects (/new, /sessions) with no seq
     const bypass = label === 'opencode' && startSource === 'select' && seq === undefined;
     if (!bypass && !this.seqs.isFresh(r.source, seq)) return false;
-    if (!validSessionId(r.agentSessionId)) return false;
+    const ref = reportRef(label, cls, r.agentSessionId, r.agentSessionPath);
+    if (ref === undefined) return false;
     if (!bypass) this.seqs.accept(r.source, seq);
-    const ok = this.recordSession(r.source, label, r.agentSessionId, startSource);
-    if (ok && cls === 'full-lifecycle' && startSource !== undefined) {
-      if (this.lifecycle) this.lifecycle.sessionId = r.agentSessionId.trim();
+    const ok = this.recordSession(r.source, label, ref, startSource);
+    const life = this.lifecycle;
+    if (ok && cls === 'full-lifecycle' && life !== null && life.source === r.source) {
+      // Another conversation now: the state reported for the last one is not this one's (herdr
+      // drops that authority too). The screen decides until the new conversation reports; reports
+      // that still name the old one no longer match the anchor and are dropped.
+      if (life.sessionId !== null && life.sessionId !== ref) this.lifecycle = null;
+      else if (startSource !== undefined) life.sessionId = ref;
     }
     return ok;
   }
 
   /** Store a reported session id following herdr's replacement rules. */
   private recordSession(source: string, label: string, id: string | undefined, startSource: string | undefined): boolean {
-    if (!validSessionId(id)) return false;
+    if (!validRef(id)) return false;
     const v = id.trim();
     const c = this.conversation;
     if (c === null || c.id === v) { this.conversation = { id: v, from: 'report', owner: source }; return true; }
@@ -722,6 +783,9 @@ export class Arbiter {
     const timers: PendingTimer[] = [];
     this.runScreen(now, timers);
     const dv = this.derive(now, timers);
+    this.presentation.expire(now);
+    const expiry = this.presentation.nextExpiry(now);
+    if (expiry !== null) timers.push({ name: 'metadata-expiry', at: expiry, what: 'reported metadata (title, labels, tokens) expires' });
     // Timers already due were acted on; keep only the future ones (and only the screen timers that still matter).
     this.pending = timers.filter((t) => t.at > now);
 
@@ -764,6 +828,11 @@ export class Arbiter {
   }
 
   private key(): string {
-    return [this.pubState, this.pubBackground, this.subagentCount(), this.bgTasks, this.conversation?.id ?? ''].join('|');
+    const shown = JSON.stringify([this.custom?.agent ?? null, this.presentationView(this.clock())]);
+    return [this.pubState, this.pubBackground, this.subagentCount(), this.bgTasks, this.conversation?.id ?? '', shown].join('|');
+  }
+
+  private presentationView(now: number): PresentationView {
+    return this.presentation.view(now, { agent: this.custom?.agent ?? this.agent, authority: this.lifecycle?.source ?? this.custom?.source ?? null });
   }
 }

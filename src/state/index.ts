@@ -1,3 +1,4 @@
 export * from './arbiter.js';
 export * from './constants.js';
 export * from './reports.js';
+export * from './presentation.js';

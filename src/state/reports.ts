@@ -100,3 +100,9 @@ export function validSessionId(id: unknown): id is string {
   // eslint-disable-next-line no-control-regex
   return t !== '' && !t.startsWith('-') && Buffer.byteLength(t) <= 512 && !/[\u0000-\u001f\u007f]/.test(t);
 }
+
+/** A session file path herdr would accept (pi, omp): non-empty, ≤ 4096 bytes, no control characters, absolute. */
+export function validSessionPath(p: unknown): p is string {
+  // eslint-disable-next-line no-control-regex
+  return typeof p === 'string' && p.startsWith('/') && Buffer.byteLength(p) <= 4096 && !/[\u0000-\u001f\u007f-\u009f]/.test(p);
+}

@@ -28,7 +28,17 @@ export interface AgentRow {
   /** The user's own launch arguments (without nerdr's wiring). */
   args: string[];
   name: string;
+  /** The window's agent (launched, or found running): what `nerdr restore` starts again. */
   agent: string;
+  /** The label a custom herdr report gave it (`--agent mybot`), when not the window's own. */
+  reportedAgent: string | null;
+  /** From `pane report-metadata`: a title, a name to show for the agent, a text per state. */
+  title: string | null;
+  displayAgent: string | null;
+  /** The reported label for the current state, if any. */
+  stateLabel: string | null;
+  stateLabels: Record<string, string>;
+  tokens: Record<string, string>;
   state: string;
   stateSince: number;
   session: string;
@@ -58,6 +68,12 @@ export function agentRow(a: WatchedAgent, sup: Supervisor): AgentRow {
     seen: v.seen,
     name: a.name,
     agent: a.agent,
+    reportedAgent: v.reportedAgent,
+    title: v.presentation.title,
+    displayAgent: v.presentation.displayAgent,
+    stateLabel: v.presentation.stateLabels[a.state] ?? null,
+    stateLabels: v.presentation.stateLabels,
+    tokens: v.presentation.tokens,
     state: a.state,
     stateSince: a.stateSince,
     session: first?.session ?? '',
@@ -208,6 +224,8 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     const fullEnv: Record<string, string> = { ...agentEnv(a.agent, secret, socketPath), ...env };
     await sup.runAll(respawnCommands(a.paneId, a.windowId, a.cwd, argv, fullEnv, hashSecret(secret)));
     a.secretHash = hashSecret(secret);
+    // a new process: the old one's reported conversation, state and metadata go with it
+    sup.restarted(a);
     const conversation = str(p, 'conversationId');
     if (conversation) sup.apply(a, a.arbiter.setLaunchConversation(conversation));
     if (str(p, 'note')) sup.setNote(a, str(p, 'note'));

@@ -13,6 +13,7 @@ import { Arbiter, type ArbiterUpdate, type PersistedFacts } from '../state/index
 import { probePane } from '../detect/procfs.js';
 import type { ProberEvent, ProberStep } from '../detect/prober.js';
 import type { Report } from './socket/index.js';
+import { applyHerdrReport, reportError } from './reports.js';
 import { mapHookPayload } from '../integrations/events/index.js';
 import { newWatched, type WatchedAgent } from './agent.js';
 import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
@@ -549,23 +550,24 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.emit('change', a);
   }
 
-  /** A herdr report (pane.report_agent …) for this window; the socket checked secret and seq. */
+  /**
+   * A herdr report (pane.report_agent …) for this window; the socket checked secret and seq.
+   * Throws the RpcError herdr would answer when the report is refused (metadata_token_limit).
+   */
   onReport(a: WatchedAgent, r: Report<WatchedAgent>): void {
-    const seq = r.seq === undefined ? undefined : r.seq.toString();
-    const base = { source: r.source, agent: r.agent, ...(seq === undefined ? {} : { seq }) };
-    switch (r.kind) {
-      case 'report_agent':
-        this.apply(a, a.arbiter.report({ ...base, state: r.state ?? 'unknown', ...(r.message ? { message: r.message } : {}), ...(r.agentSessionId ? { agentSessionId: r.agentSessionId } : {}) }));
-        break;
-      case 'report_agent_session':
-        this.apply(a, a.arbiter.reportSession({ ...base, ...(r.agentSessionId ? { agentSessionId: r.agentSessionId } : {}), ...(r.sessionStartSource ? { sessionStartSource: r.sessionStartSource } : {}) }));
-        break;
-      case 'release_agent':
-        this.apply(a, a.arbiter.release(base));
-        break;
-      default:
-        break;
-    }
+    const u = applyHerdrReport(a.arbiter, r);
+    if (!u) return;
+    this.apply(a, u);
+    const err = reportError(u);
+    if (err) throw err;
+  }
+
+  /**
+   * The pane's program was replaced (`nerdr.respawn`): a new process, a new owner of the
+   * conversation. Marked alive here, so the dead → alive change tmux shows later is no second start.
+   */
+  restarted(a: WatchedAgent): void {
+    this.setDead(a, false, '');
   }
 
   /** Manifests changed on disk: every screen is judged again by the new rules. */
