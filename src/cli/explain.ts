@@ -34,8 +34,15 @@ export function register(program: Command): void {
       if (opts.json) return printJson(e);
       const v = e.arbiter;
       const out: string[] = [];
-      out.push(`${e.name} (${e.agent}, ${e.window} ${e.pane}): ${e.state} for ${age(e.now - e.stateSince)}`);
+      const reported = e.reportedAgent ? `, reported as ${e.reportedAgent}` : '';
+      out.push(`${e.name} (${e.agent}${reported}, ${e.window} ${e.pane}): ${e.state}${e.stateLabel ? ` (${e.stateLabel})` : ''} for ${age(e.now - e.stateSince)}`);
       out.push(`  authority: ${v.authority} — ${v.reason}`);
+      if (e.title) out.push(`  title: ${e.title}`);
+      if (e.displayAgent) out.push(`  shown as: ${e.displayAgent}`);
+      const labels = Object.entries(e.stateLabels ?? {});
+      if (labels.length) out.push(`  state labels: ${labels.map(([k, t]) => `${k}=${t}`).join(', ')}`);
+      const tokens = Object.entries(e.tokens ?? {});
+      if (tokens.length) out.push(`  tokens: ${tokens.map(([k, t]) => `${k}=${t}`).join(', ')}`);
       if (v.hookPhase) out.push(`  hooks: last phase ${v.hookPhase}`);
       if (v.subagents || v.backgroundTasks) out.push(`  running in background: ${v.subagents} subagent(s), ${v.backgroundTasks} task(s)`);
       if (v.report) out.push(`  report: ${v.report.state} from ${v.report.source} (${v.report.class})${v.report.message ? `: ${v.report.message}` : ''}`);

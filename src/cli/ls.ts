@@ -8,6 +8,16 @@ import type { AgentRow } from '../supervisor/api.js';
 const STATE_ORDER = ['blocked', 'done', 'working', 'idle', 'unknown', 'exited'];
 const GLYPH: Record<string, string> = { blocked: '✋', done: '✓', working: '⏳', idle: '○', unknown: '◌', exited: '✕' };
 
+/** The agent's name as herdr shows it: a reported display name, else a custom report's label, else the window's agent. */
+export function shownAgent(a: Pick<AgentRow, 'agent'> & Partial<Pick<AgentRow, 'displayAgent' | 'reportedAgent'>>): string {
+  return a.displayAgent || a.reportedAgent || a.agent;
+}
+
+/** An id's first 13 characters; a session file (pi, omp) by its name. */
+export function shortConversation(ref: string): string {
+  return (ref.startsWith('/') ? (ref.split('/').pop() ?? ref) : ref).slice(0, 13);
+}
+
 export function register(program: Command): void {
   program
     .command('ls')
@@ -21,20 +31,24 @@ export function register(program: Command): void {
         return;
       }
       const now = Date.now();
+      // what herdr-style reports ask to show: a title (its own column when any agent has one),
+      // a name for the agent, a text with the state
+      const titles = agents.some((a) => a.title);
       const rows = agents.map((a) => [
         a.name,
-        a.agent,
-        a.state + (a.exitStatus ? `(${a.exitStatus})` : '') + (a.background ? `+bg(${a.subagents + a.backgroundTasks})` : ''),
+        ...(titles ? [a.title ?? '-'] : []),
+        shownAgent(a),
+        a.state + (a.exitStatus ? `(${a.exitStatus})` : '') + (a.background ? `+bg(${a.subagents + a.backgroundTasks})` : '') + (a.stateLabel ? ` (${a.stateLabel})` : ''),
         age(now - a.stateSince),
         a.state === 'done' || a.state === 'idle' ? (a.seen ? 'yes' : 'no') : '-',
         a.session,
         a.windowIndex === null ? a.window : `${a.windowIndex} ${a.window}`,
         a.pane,
         a.queue ? `${a.queue}${a.queueStalled ? '⏸' : ''}` : '-',
-        a.conversationId ? `${a.conversationId.slice(0, 13)} (${a.conversationFrom})` : '-',
+        a.conversationId ? `${shortConversation(a.conversationId)} (${a.conversationFrom})` : '-',
         a.cwd,
       ]);
-      process.stdout.write(table(['NAME', 'AGENT', 'STATE', 'FOR', 'SEEN', 'SESSION', 'WINDOW', 'PANE', 'QUEUE', 'CONVERSATION', 'CWD'], rows));
+      process.stdout.write(table(['NAME', ...(titles ? ['TITLE'] : []), 'AGENT', 'STATE', 'FOR', 'SEEN', 'SESSION', 'WINDOW', 'PANE', 'QUEUE', 'CONVERSATION', 'CWD'], rows));
     });
 
   program

@@ -23,6 +23,9 @@ export interface DashRow {
   age: string;
   queue: string;
   cwd: string;
+  /** Reported by the agent (`pane report-metadata`): the text for its state, and a title. */
+  stateLabel: string | null;
+  title: string | null;
 }
 
 export function lightKind(a: AgentInfo): Kind {
@@ -54,12 +57,14 @@ export function dashRows(agents: AgentInfo[], now: number, home?: string): DashR
       sessions: a.sessions ?? [a.session],
       window: a.window,
       name: a.name,
-      agent: a.agent,
+      agent: a.displayAgent || a.reportedAgent || a.agent,
       state: a.state + (a.state === 'working' && a.background ? '+bg' : ''),
       kind: lightKind(a),
       age: age(now - a.stateSince),
       queue: queueText(a),
       cwd: shortCwd(a.cwd, home),
+      stateLabel: a.stateLabel ?? null,
+      title: a.title ?? null,
     }));
 }
 
@@ -79,5 +84,9 @@ export function rowCells(r: DashRow | null, width: number): string {
   const fixed = c.name + c.agent + c.state + c.age + c.queue;
   const rest = Math.max(4, width - fixed);
   if (!r) return fit('NAME', c.name) + fit('AGENT', c.agent) + fit('STATE', c.state) + fit('FOR', c.age) + fit('QUEUE', c.queue) + fit('CWD', rest);
-  return fit(r.name, c.name) + fit(r.agent, c.agent) + fit(r.state, c.state) + fit(r.age, c.age) + fit(r.queue, c.queue) + fit(r.cwd, rest, true);
+  // what the agent reported to show (its state's text, a title) comes first; the folder then
+  // gives way at the end rather than at the start
+  const shown = [r.stateLabel, r.title].filter(Boolean).join(' · ');
+  const last = shown ? fit(`${shown}  ${r.cwd}`, rest) : fit(r.cwd, rest, true);
+  return fit(r.name, c.name) + fit(r.agent, c.agent) + fit(r.state, c.state) + fit(r.age, c.age) + fit(r.queue, c.queue) + last;
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Dashboard, screenText, type DashActions } from '../../../src/ui/dash.js';
-import { dashRows, fit, lightKind, shortCwd, type AgentInfo } from '../../../src/ui/rows.js';
+import { dashRows, fit, lightKind, rowCells, shortCwd, type AgentInfo } from '../../../src/ui/rows.js';
 import { blessedColour, colour256, looksFromOptions, parseShowOptions, tagLight, tmuxLight } from '../../../src/ui/theme.js';
 import { fakeScreen } from './screen.js';
 
@@ -83,6 +83,14 @@ describe('rows', () => {
       ['fixer', 'blocked', '1m', '2', '~/src/app'],
       ['tester', 'done', '5s', '-', '/srv/t'],
     ]);
+  });
+
+  it("shows what herdr-style reports ask: the display name or reported label as the agent, the state's text and the title", () => {
+    const [r] = dashRows([agent({ agent: 'unknown', reportedAgent: 'mybot', state: 'working', stateLabel: 'Reviewing PR 12', title: 'Fix login', cwd: '/srv/x' } as Partial<AgentInfo>)], NOW, '/home/me');
+    expect(r).toMatchObject({ agent: 'mybot', stateLabel: 'Reviewing PR 12', title: 'Fix login' });
+    expect(rowCells(r!, 120)).toContain('Reviewing PR 12 · Fix login  /srv/x');
+    const [d] = dashRows([agent({ reportedAgent: 'mybot', displayAgent: 'My Bot' } as Partial<AgentInfo>)], NOW, '/home/me');
+    expect(d!.agent).toBe('My Bot');
   });
 
   it('gives exited, stalled and background work their own light', () => {
