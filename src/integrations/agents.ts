@@ -23,6 +23,9 @@ export const AGENTS: Record<string, AgentSpec> = {
   grok: { id: 'grok', command: ['grok'], description: 'Grok CLI' },
   amp: { id: 'amp', command: ['amp'], description: 'Amp' },
   droid: { id: 'droid', command: ['droid'], description: 'Factory Droid' },
+  // no wiring of nerdr's own: herdr's extension reports their state and session file
+  pi: { id: 'pi', command: ['pi'], description: 'Pi coding agent' },
+  omp: { id: 'omp', command: ['omp'], description: 'oh-my-pi (omp)' },
   demo: {
     id: 'demo',
     command: [process.execPath, path.join(packageRoot, 'dist', 'demo', 'agent.js')],

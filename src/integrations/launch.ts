@@ -107,6 +107,9 @@ export function resumeArgs(agent: string, conversationId: string): string[] | un
     case 'grok': return ['--resume', conversationId];
     case 'cursor': return ['--resume', conversationId];
     case 'droid': return ['--resume', conversationId];
+    // herdr's resume table: pi takes a session file or an id; omp has no --session
+    case 'pi': return ['--session', conversationId];
+    case 'omp': return [`--resume=${conversationId}`];
     default: return undefined;
   }
 }

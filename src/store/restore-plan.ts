@@ -105,6 +105,8 @@ const STRIP: Record<string, FlagSpec> = {
   grok: { value: ['--session-id'], optional: ['-r', '--resume'], bare: ['-c', '--continue'] },
   cursor: { value: [], optional: ['--resume'], bare: ['--continue'] },
   droid: { value: [], optional: ['-r', '--resume'], bare: [] },
+  pi: { value: ['--session'], optional: [], bare: [] },
+  omp: { value: [], optional: ['--resume'], bare: [] },
 };
 
 /** The user's arguments without any flag that resumes, continues or names a conversation. */
@@ -201,7 +203,10 @@ export function idFromArgs(agent: string, args: string[]): string | null {
       return get(['--conversation']);
     case 'cursor':
     case 'droid':
+    case 'omp':
       return get(['--resume']);
+    case 'pi':
+      return get(['--session']);
     case 'codex':
       return args[0] === 'resume' ? splitSubcommand(args.slice(1), STRIP.codex!).id : null;
     default:

@@ -49,6 +49,16 @@ describe('resume arguments per agent', () => {
     expect(p.note).toMatch(/newest/);
   });
 
+  it("pi and omp resume a reported session file (herdr's table: pi --session V, omp --resume=V)", () => {
+    const file = '/home/u/.pi/agent/sessions/--p--/2026-12-01T10-00-00-000Z_0b7c.jsonl';
+    const p = one(win({ agent: 'pi', conversationId: file, conversationFrom: 'report', args: ['--session', '/old.jsonl', '--model', 'm1'] }));
+    expect(p).toMatchObject({ action: 'create', resume: 'id', conversationId: file });
+    expect(p.args).toEqual(['--session', file, '--model', 'm1']);
+    const o = one(win({ agent: 'omp', conversationId: '/home/u/.omp/agent/sessions/a.jsonl', conversationFrom: 'report', args: ['--resume=/old.jsonl'] }));
+    expect(o.args).toEqual(['--resume=/home/u/.omp/agent/sessions/a.jsonl']);
+    expect(idFromArgs('pi', ['--session', '/s.jsonl'])).toBe('/s.jsonl');
+  });
+
   it('claude and others without an id start fresh, saying why', () => {
     for (const agent of ['claude', 'gemini', 'grok']) {
       const p = one(win({ agent, args: ['--permission-mode', 'plan'] }));
