@@ -7,6 +7,7 @@ import { checkTmuxVersion, resolveSocket, serverRunning, tmux } from '../tmux/se
 import { serverFiles, stateDir } from '../paths.js';
 import { request } from '../supervisor/socket/index.js';
 import { STATUS_OPTIONS } from '../tmux/status.js';
+import { degradedOn, tmuxFeatures } from '../tmux/features.js';
 import { globalOpts } from './context.js';
 import { printJson } from './print.js';
 
@@ -41,7 +42,10 @@ async function fileChecks(): Promise<Check[]> {
 async function runChecks(cmd: Command): Promise<Check[]> {
   const checks: Check[] = await fileChecks();
   try {
-    checks.push({ name: 'tmux', ok: true, detail: await checkTmuxVersion() });
+    const version = await checkTmuxVersion();
+    checks.push({ name: 'tmux', ok: true, detail: `${version} (nerdr supports tmux 3.2a to 3.7)` });
+    const notes = degradedOn(tmuxFeatures(version));
+    checks.push({ name: 'tmux features', ok: true, detail: notes.length === 0 ? 'nothing degraded on this version' : `degraded: ${notes.join('; ')}` });
   } catch (err) {
     const e = err as NerdrError;
     checks.push({ name: 'tmux', ok: false, detail: e.message, fix: e.fix });

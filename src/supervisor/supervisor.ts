@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { ControlClient, replyText, type Reply } from '../tmux/client.js';
 import { command, escapeFormat } from '../tmux/quote.js';
+import { tmuxFeatures, type TmuxFeatures } from '../tmux/features.js';
 import { serverRunning, tmux } from '../tmux/server.js';
 import { installLights } from '../tmux/status.js';
 import { Mirror } from '../mirror/mirror.js';
@@ -67,6 +68,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   clientName = '';
   clientPid = 0;
   tmuxVersion = '';
+  /** What this tmux version can do (set once connected). */
+  tmux: TmuxFeatures = tmuxFeatures('');
   /** Control-channel command lines sent (the benchmark reads it). */
   linesSent = 0;
 
@@ -132,10 +135,17 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.clientName = me[0] ?? '';
     this.clientPid = Number(me[1]);
     this.tmuxVersion = me[2] ?? '';
+    this.tmux = tmuxFeatures(this.tmuxVersion);
+    // tmux 3.2 sizes windows by an unsized control client too (80x24): be ignored while a user's
+    // client is attached, and have _nerdr's size while none is
+    if (this.tmux.controlClientSized) await this.runAll(['refresh-client -f ignore-size', 'refresh-client -C 160x48']);
     await this.killStaleClients();
     await this.runAll([
       command('set-option', '-t', `=${HIDDEN_SESSION}:`, 'destroy-unattached', 'off'),
       command('set-option', '-t', `=${HIDDEN_SESSION}:`, 'detach-on-destroy', 'on'),
+      // tmux 3.2a sizes a detached session by default-size (80x24), not new-session's -x/-y:
+      // agent windows are made here, so they would start at 80 columns
+      command('set-option', '-t', `=${HIDDEN_SESSION}:`, 'default-size', '160x48'),
     ]);
     await this.run(
       command('set-hook', '-t', `=${HIDDEN_SESSION}:`, 'client-attached', "if-shell -F '#{client_control_mode}' '' 'switch-client -n'"),
@@ -504,7 +514,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Tells the user an agent needs them, unless a client shows its window. */
   private announce(a: WatchedAgent): void {
     const key = `${a.state}@${a.stateSince}`;
-    const passthroughKnown = !/^3\.2/.test(this.tmuxVersion);
+    const passthroughKnown = this.tmux.passthroughOption;
     this.sendLine(
       [
         command('display', '-p', '-t', a.paneId, '#{pane_tty}'),

@@ -53,6 +53,8 @@ async function startServer(mode: string, seed: number): Promise<string> {
   const entry = { sock, path: '' };
   servers.push(entry);
   await tmux(sock, 'new-session', '-d', '-s', 't', '-x', '120', '-y', '40', `exec node '${PRODUCER}' ${mode} ${seed}`);
+  // tmux 3.2a sizes a detached session by default-size (80x24) whatever -x/-y say: fix the size
+  await tmux(sock, 'resize-window', '-t', 't', '-x', '120', '-y', '40');
   entry.path = (await tmux(sock, 'display', '-p', '#{socket_path}')).toString().trim();
   return sock;
 }

@@ -64,6 +64,21 @@ export const tmuxAvailable: boolean = (() => {
   }
 })();
 
+/** The tmux on PATH as [major, minor] (3.2a → [3, 2]); [0, 0] when there is none. */
+export const tmuxVersion: [number, number] = (() => {
+  try {
+    const m = /(\d+)\.(\d+)/.exec(execFileSync('tmux', ['-V'], { encoding: 'utf8' }));
+    return m ? [Number(m[1]), Number(m[2])] : [0, 0];
+  } catch {
+    return [0, 0];
+  }
+})();
+
+/** True when the tmux on PATH is at least major.minor. */
+export function tmuxAtLeast(major: number, minor: number): boolean {
+  return tmuxVersion[0] > major || (tmuxVersion[0] === major && tmuxVersion[1] >= minor);
+}
+
 /** Throws a clear error when dist/ was not built (run `npm run build`, or `npm test`). */
 export function assertBuilt(): void {
   if (!existsSync(DIST_MAIN)) {
@@ -119,16 +134,9 @@ export function run(file: string, args: string[], opts: { env: NodeJS.ProcessEnv
   });
 }
 
-/** Whether a process exists (signal 0). */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/** Whether a process runs: nerdr's own check, so an exited but unreaped (zombie) process is not. */
+import { pidAlive } from '../../../src/supervisor/lock.js';
+export { pidAlive };
 
 /** SIGTERM, wait up to `graceMs` for it to go, then SIGKILL. Never signals pid ≤ 1. */
 export async function killPid(pid: number, graceMs = 3000): Promise<void> {
@@ -248,7 +256,9 @@ export async function startLiveEnv(opts: StartOptions = {}): Promise<LiveEnv> {
     SHELL: '/bin/sh',
     ...opts.env,
   });
-  for (const d of [stateDir, configDir, home]) execFileSync('mkdir', ['-p', d]);
+  // the state folder private, as nerdr makes it (a group/other-readable one gets a warning)
+  execFileSync('mkdir', ['-p', '-m', '700', stateDir]);
+  for (const d of [configDir, home]) execFileSync('mkdir', ['-p', d]);
 
   const tmuxBase = ['-L', server, '-f', '/dev/null'];
   const tmuxRun = (...args: string[]): Promise<RunResult> => run('tmux', [...tmuxBase, ...args], { env, timeoutMs: 20_000 });

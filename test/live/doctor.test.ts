@@ -1,0 +1,37 @@
+// `nerdr doctor` names the tmux it found, the supported range, and what is degraded on it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLiveEnv, tmuxAtLeast, tmuxAvailable, type LiveEnv } from './helpers/env.js';
+
+describe.skipIf(!tmuxAvailable)('nerdr doctor and the tmux version', () => {
+  let env: LiveEnv;
+  beforeAll(async () => {
+    env = await startLiveEnv();
+  });
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  it('says which tmux it found and what is degraded there', async () => {
+    const r = await env.nerdr('doctor', '--json');
+    const checks = JSON.parse(r.stdout) as { name: string; ok: boolean; detail: string }[];
+    const tmux = checks.find((c) => c.name === 'tmux')!;
+    expect(tmux.ok).toBe(true);
+    expect(tmux.detail).toMatch(/^tmux \d+\.\d+[a-z]? \(nerdr supports tmux 3\.2a to 3\.7\)$/);
+    const features = checks.find((c) => c.name === 'tmux features')!;
+    expect(features.ok).toBe(true);
+    if (tmuxAtLeast(3, 3)) expect(features.detail).toBe('nothing degraded on this version');
+    else expect(features.detail).toMatch(/^degraded: .*ignore-size/);
+  });
+
+  it('on tmux before 3.3 the supervisor keeps windows at their size (its control client is ignore-size)', async () => {
+    const r = await env.nerdr('new', '-d', '--name', 'sized', '--cmd', 'sleep 100');
+    expect(r.code, r.stderr).toBe(0);
+    const clients = await env.tmuxOk('list-clients', '-F', '#{client_control_mode} #{client_flags}');
+    const control = clients.split('\n').find((l) => l.startsWith('1 '))!;
+    if (tmuxAtLeast(3, 3)) expect(control).not.toContain('ignore-size');
+    else expect(control).toContain('ignore-size');
+    // no window the control client watches is shrunk to 80x24
+    const size = (await env.tmuxOk('display', '-p', '-t', r.stdout.trim(), '#{window_width}x#{window_height}')).trim();
+    expect(size).not.toBe('80x24');
+  });
+});
