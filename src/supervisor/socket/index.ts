@@ -2,8 +2,10 @@
 export {
   createSocketServer,
   HERDR_PROTOCOL,
-  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_MAX_LINE_BYTES,
+  DEFAULT_MAX_BUFFERED_BYTES,
+  DEFAULT_MAX_CONNECTIONS,
   type Handler,
   type HookReport,
   type Report,
@@ -11,6 +13,7 @@ export {
   type SocketServer,
   type SocketServerOptions,
   type StreamHandle,
+  type Timers,
 } from './server.js';
 export { RpcError, SocketSetupError } from './errors.js';
 export { SeqTracker } from './seq.js';

@@ -5,6 +5,11 @@
 // lines until either side closes. A line that does not parse gets an error reply with `id: ""`
 // and the connection stays usable. Everything is incremental: no connection costs more than
 // parsing its own line.
+//
+// Limits (docs/socket-protocol.md "Limits and faults"): a line is at most 1 MiB; all partial
+// lines together hold at most 64 MiB (a connection that would need more is answered
+// `overloaded` and closed); a connection must deliver its request within 10 s of being
+// accepted, however steadily it trickles bytes; at most 4096 connections.
 
 import { createServer, type Server, type Socket } from 'node:net';
 import { lstat, chmod, unlink } from 'node:fs/promises';
@@ -12,13 +17,17 @@ import { RpcError, invalidRequest } from './errors.js';
 import { stringifyExact } from './exact-json.js';
 import { isHerdrReportMethod, parseHerdrReport, type ParsedReport } from './herdr.js';
 import { parseHookParams } from './hook-params.js';
-import { LineReader } from './line-reader.js';
+import { ByteBudget, LineReader } from './line-reader.js';
 import { SeqTracker, admit } from './seq.js';
 import { prepareSocketPath } from './socket-dir.js';
 
 export const HERDR_PROTOCOL = 20;
-export const DEFAULT_IDLE_TIMEOUT_MS = 10_000;
+/** From accept to a complete request: not extended by bytes that trickle in. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
+/** All connections' partial lines together. */
+export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_CONNECTIONS = 4096;
 /** A stream whose client reads slower than this many unsent bytes is dropped. */
 export const DEFAULT_MAX_PENDING_WRITE_BYTES = 8 * 1024 * 1024;
 
@@ -70,10 +79,15 @@ export interface SocketServerOptions<W> {
   onReport?(report: Report<W>): void | Promise<void>;
   /** Authenticated `nerdr.hook` events. */
   onHook?(hook: HookReport<W>): void | Promise<void>;
-  /** A connection that has sent no byte for this long before its request is closed. Default 10 s. */
-  idleTimeoutMs?: number;
+  /**
+   * A connection that has not delivered a complete request this long after it was accepted is
+   * answered `timeout` and closed, however many bytes it keeps sending. Default 10 s; 0: never.
+   */
+  requestTimeoutMs?: number;
   /** Longest request line in bytes (newline excluded). Default 1 MiB. */
   maxLineBytes?: number;
+  /** What all partial request lines together may hold. Default 64 MiB. */
+  maxBufferedBytes?: number;
   maxPendingWriteBytes?: number;
   /** Default 4096. */
   maxConnections?: number;
@@ -87,7 +101,19 @@ export interface SocketServerOptions<W> {
   seq?: SeqTracker;
   /** Diagnostics (never request contents). */
   log?(message: string): void;
+  /** The request deadline's timer (tests inject a manual one). Default: setTimeout. */
+  timers?: Timers;
 }
+
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: Timers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
 
 export interface SocketServer {
   readonly path: string;
@@ -96,6 +122,8 @@ export interface SocketServer {
   handle(method: string, handler: Handler): () => void;
   /** Open connections right now. */
   connectionCount(): number;
+  /** Bytes reserved for partial request lines right now, over all connections. */
+  bufferedBytes(): number;
   /** Stops listening, ends every connection and stream, removes the socket file. */
   close(): Promise<void>;
 }
@@ -105,8 +133,11 @@ const BUILTIN = new Set(['ping', 'nerdr.hook']);
 type Phase = 'reading' | 'busy' | 'streaming' | 'closed';
 
 export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promise<SocketServer> {
-  const idleTimeoutMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const budget = new ByteBudget(opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES);
+  const timers = opts.timers ?? realTimers;
+  let overloadLogged = 0;
   const maxPending = opts.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES;
   const seq = opts.seq ?? new SeqTracker();
   const log = opts.log ?? (() => {});
@@ -117,14 +148,28 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
   await prepareSocketPath(opts.path);
 
   const server: Server = createServer({ allowHalfOpen: true }, (sock) => onConnection(sock));
-  server.maxConnections = opts.maxConnections ?? 4096;
+  server.maxConnections = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
 
   function onConnection(sock: Socket): void {
     sockets.add(sock);
     let phase: Phase = 'reading';
-    const reader = new LineReader(maxLineBytes);
+    const reader = new LineReader(maxLineBytes, budget);
     const ac = new AbortController();
     controllers.add(ac);
+    // The request's deadline runs from accept; bytes that trickle in do not move it.
+    let deadline: unknown =
+      requestTimeoutMs > 0
+        ? timers.setTimeout(() => {
+            deadline = undefined;
+            if (phase !== 'reading') return;
+            write({ id: '', error: { code: 'timeout', message: `no complete request within ${requestTimeoutMs} ms of connecting` } });
+            finish();
+          }, requestTimeoutMs)
+        : undefined;
+    const stopDeadline = (): void => {
+      if (deadline !== undefined) timers.clearTimeout(deadline);
+      deadline = undefined;
+    };
 
     const write = (msg: unknown): boolean => {
       if (phase === 'closed' || sock.destroyed || !sock.writable) return false;
@@ -139,6 +184,8 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
     const finish = (now = false): void => {
       if (phase === 'closed') return;
       phase = 'closed';
+      stopDeadline();
+      reader.release();
       ac.abort();
       controllers.delete(ac);
       if (now || sock.destroyed) sock.destroy();
@@ -148,12 +195,6 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
       write({ id: err.anonymous ? '' : id, error: { code: err.code, message: err.message } });
     };
 
-    sock.setTimeout(idleTimeoutMs);
-    sock.on('timeout', () => {
-      if (phase !== 'reading') return;
-      write({ id: '', error: { code: 'timeout', message: `no request received within ${idleTimeoutMs} ms` } });
-      finish();
-    });
     sock.on('error', () => finish(true));
     sock.on('close', () => {
       sockets.delete(sock);
@@ -175,6 +216,18 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
           finish();
           return;
         }
+        if (ev.kind === 'over_budget') {
+          // one line in the log per second at most: a flood must not flood the log too
+          const now = Date.now();
+          if (now - overloadLogged >= 1000) {
+            overloadLogged = now;
+            log(`socket: refusing a partial request: ${budget.limit} bytes are held for partial lines (${sockets.size} connections)`);
+          }
+          write({ id: '', error: { code: 'overloaded', message: `server busy: partial requests already hold ${budget.limit} bytes; send the request again` } });
+          sock.pause();
+          finish();
+          return;
+        }
         if (ev.kind === 'invalid_utf8') {
           write({ id: '', error: { code: 'invalid_request', message: 'invalid request: line is not valid UTF-8' } });
           continue;
@@ -186,7 +239,8 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
           continue;
         }
         phase = 'busy';
-        sock.setTimeout(0);
+        stopDeadline();
+        reader.release();
         void dispatch(req, ev.text);
         return;
       }
@@ -293,6 +347,7 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
       };
     },
     connectionCount: () => sockets.size,
+    bufferedBytes: () => budget.used,
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((r) => server.close(() => r()));
@@ -317,7 +372,32 @@ interface ParsedRequest {
   params: Record<string, unknown>;
 }
 
+/** Deepest nesting of arrays and objects a request may have (serde_json, herdr's parser, stops at 128). */
+export const MAX_JSON_DEPTH = 512;
+
+/**
+ * Whether the JSON text nests deeper than `max`, counted outside strings. Checked before
+ * JSON.parse: a 1 MiB line of `[[[[…` or `{"a":{"a":…` would otherwise build (or start to build)
+ * hundreds of thousands of objects, and every later step that walks the params recurses.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 function parseRequest(text: string): ParsedRequest | RpcError {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return invalidRequest(`nested deeper than ${MAX_JSON_DEPTH} levels`);
   let v: unknown;
   try {
     v = JSON.parse(text);

@@ -3,7 +3,7 @@ import { call, RawClient, req, startServer, type Harness } from './helpers.js';
 
 let h: Harness;
 beforeEach(async () => {
-  h = await startServer({ idleTimeoutMs: 300 });
+  h = await startServer({ requestTimeoutMs: 300 });
 });
 afterEach(async () => {
   await h.cleanup();

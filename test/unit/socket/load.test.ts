@@ -8,7 +8,7 @@ const enoughFds = fdLimit === 0 || Number.isNaN(fdLimit) ? true : fdLimit >= 230
 
 let h: Harness;
 beforeEach(async () => {
-  h = await startServer({ idleTimeoutMs: 20_000 });
+  h = await startServer({ requestTimeoutMs: 20_000 });
 });
 afterEach(async () => {
   await h.cleanup();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseU64, rawValueAt, stringifyExact } from '../../../src/supervisor/socket/exact-json.js';
-import { LineReader } from '../../../src/supervisor/socket/line-reader.js';
+import { ByteBudget, LineReader } from '../../../src/supervisor/socket/line-reader.js';
 import { sanitize, stripControl } from '../../../src/supervisor/socket/sanitize.js';
 import { SeqTracker } from '../../../src/supervisor/socket/seq.js';
 
@@ -53,6 +53,48 @@ describe('LineReader', () => {
     expect(r.push(Buffer.from('678901'))).toEqual([{ kind: 'too_long' }]);
     expect(r.buffered).toBe(0);
     expect(r.push(Buffer.from('\nok\n'))).toEqual([]);
+  });
+});
+
+describe('LineReader and its budget', () => {
+  it('holds a partial line in one buffer that doubles, taken from the shared budget, given back when done', () => {
+    const budget = new ByteBudget(64 * 1024);
+    const a = new LineReader(32 * 1024, budget);
+    const b = new LineReader(32 * 1024, budget);
+    for (let i = 0; i < 5000; i++) expect(a.push(Buffer.from('x'))).toEqual([]);
+    expect(a.buffered).toBe(5000);
+    expect(a.reserved).toBe(8192);
+    expect(b.push(Buffer.alloc(20_000, 0x79))).toEqual([]);
+    expect(budget.used).toBe(8192 + 20_000);
+    expect(a.push(Buffer.from('!\nnext'))).toEqual([{ kind: 'line', text: 'x'.repeat(5000) + '!' }]);
+    expect(a.reserved).toBe(4096); // "next" is held in a fresh, small buffer
+    expect(budget.used).toBe(4096 + 20_000);
+    b.release();
+    a.release();
+    expect(budget.used).toBe(0);
+    expect(a.push(Buffer.from('\n'))).toEqual([{ kind: 'line', text: '' }]);
+  });
+
+  it('says over_budget when the shared budget cannot hold the partial line, and holds nothing after', () => {
+    const budget = new ByteBudget(10_000);
+    const a = new LineReader(32 * 1024, budget);
+    const b = new LineReader(32 * 1024, budget);
+    expect(a.push(Buffer.alloc(6000, 0x61))).toEqual([]);
+    expect(b.push(Buffer.alloc(6000, 0x62))).toEqual([{ kind: 'over_budget' }]);
+    expect(b.reserved).toBe(0);
+    expect(b.push(Buffer.from('ok\n'))).toEqual([]);
+    expect(budget.used).toBe(6000);
+    // a whole line in one chunk needs nothing from the budget
+    const c = new LineReader(32 * 1024, budget);
+    expect(c.push(Buffer.from('{"a":1}\n'))).toEqual([{ kind: 'line', text: '{"a":1}' }]);
+  });
+
+  it('refuses invalid UTF-8 in a held line and gives its bytes back', () => {
+    const budget = new ByteBudget(1 << 20);
+    const r = new LineReader(1 << 16, budget);
+    expect(r.push(Buffer.from([0x61, 0xc3]))).toEqual([]);
+    expect(r.push(Buffer.from([0x28, 0x0a]))).toEqual([{ kind: 'invalid_utf8' }]);
+    expect(budget.used).toBe(0);
   });
 });
 
