@@ -7,6 +7,8 @@ import { NerdrError } from '../errors.js';
 import { checkTmuxVersion, resolveSocket, serverRunning } from '../tmux/server.js';
 import { ensureStateDir, nerdrBin, serverFiles } from '../paths.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
+import { argvSafe } from '../tmux/quote.js';
+import { HIDDEN_SESSION } from '../supervisor/discover.js';
 
 export interface GlobalOptions {
   L?: string;
@@ -96,10 +98,20 @@ export async function callerSession(sock: string, explicit: string | undefined):
   const { tmux } = await import('../tmux/server.js');
   if (explicit) {
     // `-t demo` alone would also match a window named demo-… in another session
-    const target = explicit.startsWith('$') ? `${explicit}:` : `=${explicit}:`;
-    const r = await tmux(sock, ['display', '-p', '-t', target, '#{session_id}']);
-    if (r.code !== 0) throw new NerdrError(`no tmux session "${explicit}"`, 'list sessions with `tmux ls`');
-    return r.stdout.trim();
+    // and tmux 3.3a's `display -p -t '=nosuch:'` prints nothing and exits 0: has-session decides
+    const exact = explicit.startsWith('$') ? explicit : `=${explicit}`;
+    const has = await tmux(sock, ['has-session', '-t', argvSafe(exact)]);
+    const r = has.code === 0 ? await tmux(sock, ['display', '-p', '-t', argvSafe(`${exact}:`), '#{session_id}']) : has;
+    const id = r.code === 0 ? r.stdout.trim() : '';
+    if (!id || explicit === HIDDEN_SESSION) {
+      const ls = await tmux(sock, ['list-sessions', '-F', '#{session_name}']);
+      const names = ls.stdout.split('\n').filter((n) => n && n !== HIDDEN_SESSION);
+      throw new NerdrError(
+        `no tmux session "${explicit}"`,
+        names.length ? `name one of: ${names.join(', ')} (or start it: tmux new -d -s ${JSON.stringify(explicit)})` : `the server has no session: start one with tmux new -d -s ${JSON.stringify(explicit)}`,
+      );
+    }
+    return id;
   }
   const pane = process.env.TMUX_PANE;
   if (pane && process.env.TMUX) {
