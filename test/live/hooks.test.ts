@@ -17,10 +17,11 @@
 //  - SessionStart / SessionEnd clear the hook phase: the idle screen decides (idle, or the done
 //    not seen yet stays done).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, pidAlive, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv, type RunResult, paneEnv } from './helpers/env.js';
+import { REPO_ROOT, pidAlive, run, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv, type RunResult, paneEnv } from './helpers/env.js';
 import { StateRecorder } from './helpers/recorder.js';
 import { SHARED_FIXTURES } from '../shared-fixtures.js';
 
@@ -144,6 +145,8 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('hooks: real payloads through `n
     mkdirSync(bin, { recursive: true });
     symlinkSync(FAKE, path.join(bin, 'claude'));
     symlinkSync(FAKE, path.join(bin, 'codex'));
+    // herdr's integrations below: agents whose herdr scripts are played by the test itself
+    for (const name of ['opencode', 'pi', 'cursor-agent']) symlinkSync(FAKE, path.join(bin, name));
     env = await startLiveEnv({ env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` } });
   }, 60_000);
 
@@ -153,7 +156,7 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('hooks: real payloads through `n
     if (bin) (await import('node:fs')).rmSync(path.dirname(bin), { recursive: true, force: true });
   });
 
-  async function startFake(agent: 'claude' | 'codex', screen: string): Promise<{ win: string; he: HookEnv; rec: StateRecorder }> {
+  async function startFake(agent: string, screen: string): Promise<{ win: string; he: HookEnv; rec: StateRecorder }> {
     // new panes take their environment from the tmux server's global one
     await env.tmuxOk('set-environment', '-g', 'FAKE_AGENT_SCREEN', screen);
     const r = await env.nerdrWith(['new', agent, '-d', '--name', `fake-${agent}`], { timeoutMs: 60_000 });
@@ -446,6 +449,166 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('hooks: real payloads through `n
       expect(r.state).toBe('idle');
       expect(r.conversationId).toBe('01a22b65-6df2-7030-833c-53900e4b3eb7');
       expect(r.conversationFrom).toBe('hook');
+    });
+  });
+
+  // herdr's own integration scripts, played as they talk: the JS/TS plugins write JSON lines to
+  // HERDR_SOCKET_PATH with HERDR_PANE_ID; the python hooks of qodercli, qwen and hermes run
+  // `$HERDR_BIN_PATH pane report-agent-session <HERDR_PANE_ID> …`. Everything from the pane's
+  // own environment (/proc), as the agent's processes get it.
+  describe("herdr's integration scripts in a nerdr window", () => {
+    /** One request line as herdr's plugins write it (u64 seqs as exact JSON numbers); the reply. */
+    function herdrLine(socketPath: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+      const text = JSON.stringify({ id: `${String(params.source)}:${Date.now()}`, method, params }, (_k, v: unknown) => (typeof v === 'bigint' ? `#big:${v}` : v)).replace(/"#big:(\d+)"/g, '$1');
+      return new Promise((resolve, reject) => {
+        const sock = connect(socketPath);
+        let buf = '';
+        const timer = setTimeout(() => {
+          sock.destroy();
+          reject(new Error(`no reply to ${method} within 5 s`));
+        }, 5000);
+        sock.on('connect', () => sock.write(text + '\n'));
+        sock.on('data', (d) => {
+          buf += d.toString('utf8');
+          const nl = buf.indexOf('\n');
+          if (nl === -1) return;
+          clearTimeout(timer);
+          sock.destroy();
+          resolve(JSON.parse(buf.slice(0, nl)) as Record<string, unknown>);
+        });
+        sock.on('error', (e) => {
+          clearTimeout(timer);
+          reject(e);
+        });
+      });
+    }
+
+    /** `$HERDR_BIN_PATH pane …` with exactly the pane's environment (as qodercli's hook runs it). */
+    async function herdrBin(pe: Record<string, string>, ...args: string[]): Promise<RunResult> {
+      return run(pe.HERDR_BIN_PATH!, ['pane', ...args], { env: pe, timeoutMs: 15_000 });
+    }
+
+    let ns = 1_764_489_600_000_000_000n;
+    const timeNs = (): bigint => (ns += 1000n);
+    let jsSeq = BigInt(Date.now()) * 1000n;
+    const nextJs = (): bigint => ++jsSeq;
+    let cursorWin = '';
+
+    it('opencode: after /new the TUI plugin\'s unsequenced select switches the conversation, and the next turn is working, not done', async () => {
+      const { win } = await startFake('opencode', path.join(FIXTURES, 'screens', 'opencode', '01-startup-idle.ansi.txt'));
+      const pe = await paneEnv(env, win);
+      const sock = pe.HERDR_SOCKET_PATH!;
+      const base = { pane_id: pe.HERDR_PANE_ID, source: 'herdr:opencode', agent: 'opencode' };
+      const select = (id: string) => herdrLine(sock, 'pane.report_agent_session', { ...base, agent_session_id: id, session_start_source: 'select' });
+      const state = (s: string, id: string) => herdrLine(sock, 'pane.report_agent', { ...base, seq: nextJs(), state: s, agent_session_id: id });
+      expect(await select('ses_A')).toMatchObject({ result: { type: 'ok' } });
+      await state('working', 'ses_A');
+      await waitFor(async () => (await row(env, win)).state === 'working', { what: 'opencode working (ses_A)' });
+      await state('idle', 'ses_A');
+      await waitFor(async () => (await row(env, win)).state === 'done', { what: 'opencode done (ses_A)' });
+      // /new: the TUI route shows ses_B, reported again after 100 ms, 400 ms, 1 s
+      for (let i = 0; i < 2; i++) expect(await select('ses_B')).toMatchObject({ result: { type: 'ok' } });
+      await waitFor(async () => (await row(env, win)).conversationId === 'ses_B', { what: 'the conversation switched to ses_B' });
+      // the next prompt (chat.message) is about ses_B
+      await state('working', 'ses_B');
+      const r = await waitFor(async () => {
+        const x = await row(env, win);
+        return x.state === 'working' ? x : null;
+      }, { what: 'working in the new conversation' });
+      expect(r).toMatchObject({ conversationId: 'ses_B', conversationFrom: 'report' });
+    });
+
+    it('pi: the extension reports agent_session_path, never an id; nerdr records it as the conversation and shows it', async () => {
+      // started by hand in a watched window (`--cmd`): nerdr finds pi among the pane's processes
+      await env.tmuxOk('set-environment', '-g', 'FAKE_AGENT_SCREEN', path.join(FIXTURES, 'screens', 'claude', '01-startup-idle.ansi.txt'));
+      const started = await env.nerdrWith(['new', '--cmd', 'exec pi', '-d', '--name', 'fake-pi'], { timeoutMs: 60_000 });
+      expect(started.code, started.stderr).toBe(0);
+      const win = started.stdout.trim();
+      await waitFor(async () => (await row(env, win)).agent === 'pi', { timeoutMs: 20_000, what: 'pi identified in the window' });
+      const pe = await paneEnv(env, win);
+      const file = path.join(env.home, '.pi', 'agent', 'sessions', '--proj--', '2026-12-01T10-00-00-000Z_0b7c3f1e.jsonl');
+      const base = { pane_id: pe.HERDR_PANE_ID, source: 'herdr:pi', agent: 'pi' };
+      // session_start (tui): the session with its reason, then the state (idle), then a turn
+      await herdrLine(pe.HERDR_SOCKET_PATH!, 'pane.report_agent_session', { ...base, seq: nextJs(), session_start_source: 'startup', agent_session_path: file });
+      await herdrLine(pe.HERDR_SOCKET_PATH!, 'pane.report_agent', { ...base, seq: nextJs(), state: 'idle', agent_session_path: file });
+      await herdrLine(pe.HERDR_SOCKET_PATH!, 'pane.report_agent_session', { ...base, seq: nextJs(), agent_session_path: file });
+      await herdrLine(pe.HERDR_SOCKET_PATH!, 'pane.report_agent', { ...base, seq: nextJs(), state: 'working', agent_session_path: file });
+      const r = await waitFor(async () => {
+        const x = await row(env, win);
+        return x.state === 'working' && x.conversationId ? x : null;
+      }, { what: "pi working with its session file as the conversation" });
+      expect(r).toMatchObject({ agent: 'pi', conversationId: file, conversationFrom: 'report' });
+      const ls = await env.nerdr('ls');
+      expect(ls.stdout).toContain('2026-12-01T10');
+      const e = await explain(env, win);
+      expect(e.arbiter.conversationId).toBe(file);
+      expect(e.arbiter.authority).toBe('lifecycle');
+    });
+
+    it("cursor via herdr's CLI: the id of the running process stays; after nerdr.respawn the new process's id is taken", async () => {
+      const { win, he } = await startFake('cursor', path.join(FIXTURES, 'screens', 'claude', '01-startup-idle.ansi.txt'));
+      cursorWin = win;
+      let pe = await paneEnv(env, win);
+      const session = (p: Record<string, string>, id: string) =>
+        herdrBin(p, 'report-agent-session', p.HERDR_PANE_ID!, '--source', 'herdr:cursor', '--agent', 'cursor', '--agent-session-id', id, '--seq', String(timeNs()));
+      for (const id of ['cur-1', 'cur-other']) {
+        const r = await session(pe, id);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout + r.stderr).toBe('');
+      }
+      expect((await row(env, win)).conversationId).toBe('cur-1');
+      // a new cursor in the same pane (what nerdr restore does when a resume fails): no id given
+      const resp = await herdrLine(he.NERDR_SOCKET, 'nerdr.respawn', { target: win, argv: [path.join(bin, 'cursor-agent')] });
+      expect(resp.error, JSON.stringify(resp)).toBeUndefined();
+      pe = await waitFor(async () => {
+        const x = await paneEnv(env, win);
+        return x.HERDR_PANE_ID && x.HERDR_PANE_ID !== he.HERDR_PANE_ID ? x : null;
+      }, { what: 'the respawned process with its new secret' });
+      const r = await session(pe, 'cur-2');
+      expect(r.code, r.stderr).toBe(0);
+      const after = await waitFor(async () => {
+        const x = await row(env, win);
+        return x.conversationId === 'cur-2' ? x : null;
+      }, { what: "the new process's conversation cur-2 in nerdr ls" });
+      expect(after.conversationFrom).toBe('report');
+      // the old secret is no longer the window's
+      const old = await session({ ...pe, HERDR_PANE_ID: he.HERDR_PANE_ID }, 'cur-late');
+      expect(old.code).toBe(1);
+      expect(old.stderr).toContain('pane_not_found');
+    });
+
+    it("herdr's CLI usage errors exit 2 (bin/nerdr.js), --session NAME is accepted", async () => {
+      const pe = await paneEnv(env, cursorWin);
+      const missing = await herdrBin(pe, 'report-agent-session', pe.HERDR_PANE_ID!, '--source', 'herdr:cursor');
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/missing required --agent/);
+      expect((await herdrBin(pe, 'report-agent', pe.HERDR_PANE_ID!, '--source', 's', '--agent', 'a', '--state', 'idle', '--bogus', 'x')).code).toBe(2);
+      const r = await run(pe.HERDR_BIN_PATH!, ['--session', 'work', 'pane', 'report-agent-session', pe.HERDR_PANE_ID!, '--source', 'herdr:cursor', '--agent', 'cursor', '--agent-session-id', 'cur-2', '--seq', String(timeNs())], { env: pe });
+      expect(r.code, r.stderr).toBe(0);
+    });
+
+    it('a custom integration: its own label and its metadata (title, display name, state label) show in ls and explain', async () => {
+      const r = await env.nerdrWith(['new', '--cmd', 'sleep 100000', '-d', '--name', 'mybot-win'], { timeoutMs: 60_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const win = r.stdout.trim();
+      const pe = await paneEnv(env, win);
+      expect((await herdrBin(pe, 'report-agent', pe.HERDR_PANE_ID!, '--source', 'custom:mybot', '--agent', 'mybot', '--state', 'working')).code).toBe(0);
+      const meta = await herdrBin(pe, 'report-metadata', pe.HERDR_PANE_ID!, '--source', 'custom:mybot', '--title', 'Fix the login bug', '--display-agent', 'My Bot', '--state-label', 'working=Reviewing PR 12');
+      expect(meta.code, meta.stderr).toBe(0);
+      const x = await waitFor(async () => {
+        const a = await row(env, win);
+        return a.title ? a : null;
+      }, { what: 'the metadata in nerdr ls --json' });
+      expect(x).toMatchObject({ agent: 'unknown', reportedAgent: 'mybot', displayAgent: 'My Bot', state: 'working', stateLabel: 'Reviewing PR 12' });
+      const ls = (await env.nerdr('ls')).stdout;
+      const line = ls.split('\n').find((l) => l.startsWith('mybot-win'))!;
+      expect(ls.split('\n')[0]).toMatch(/^NAME\s+TITLE\s+AGENT/);
+      expect(line).toContain('Fix the login bug');
+      expect(line).toContain('My Bot');
+      expect(line).toContain('working (Reviewing PR 12)');
+      const ex = await env.nerdr('explain', win);
+      expect(ex.stdout).toContain('title: Fix the login bug');
+      expect(ex.stdout).toContain('reported as mybot');
     });
   });
 
