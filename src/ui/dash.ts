@@ -44,6 +44,7 @@ export class Dashboard {
   private selectedKey: string | null = null;
   private top = 0;
   private mode: Mode = 'list';
+  private swallowReturn = false;
   private message: string | null = null;
   private reading = false;
   private readAgain = false;
@@ -185,6 +186,7 @@ export class Dashboard {
 
   private onKey(ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg): void {
     if (this.mode === 'prompt') return; // the textbox has the keys
+    if (this.swallowReturn && key?.name === 'return') return;
     if (this.mode === 'confirm') return this.onConfirmKey(ch, key);
     this.message = null;
     const name = key?.full ?? key?.name ?? ch;
@@ -235,6 +237,10 @@ export class Dashboard {
     box.readInput((_err: unknown, value?: string | null) => {
       box.destroy();
       this.mode = 'list';
+      // blessed turns one Enter (\r) into two keypresses, 'enter' (which ended the input) and then
+      // 'return' at once: that second one must not also jump to the agent
+      this.swallowReturn = true;
+      setImmediate(() => (this.swallowReturn = false));
       const text = typeof value === 'string' ? value.trim() : '';
       if (!text) return this.say('nothing sent');
       this.say(`sending to ${sel.name}…`);

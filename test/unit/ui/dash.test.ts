@@ -206,10 +206,14 @@ describe('dashboard screen', () => {
     d.key('s', 's');
     await settle(); // blessed's textbox starts reading on the next tick
     for (const ch of 'hi there') d.key(ch === ' ' ? 'space' : ch, ch);
+    // a real Enter (\r) is two keypresses in blessed: 'enter', then 'return' (program.js)
     d.key('enter', '\r');
+    d.key('return', '\r');
     await settle();
     expect(d.calls.send).toEqual([['@1', 'hi there']]);
     expect(d.text().join('\n')).toContain('queued for writer');
+    // the Enter that sent is not also a jump (which quit the dashboard and typed the next keys into the agent)
+    expect(d.calls.jump).toEqual([]);
   });
 
   it('stops an agent only after y, and keeps it on any other key', async () => {
