@@ -90,7 +90,7 @@ main() {
 	nerdr="$(nerdr_command)"
 	width="$(get_option @nerdr-popup-width 80%)"
 	height="$(get_option @nerdr-popup-height 80%)"
-	bind_key @nerdr-key-next run-shell -b "$nerdr next"
+	bind_key @nerdr-key-next run-shell -b "$nerdr next --message"
 	bind_key @nerdr-key-dash display-popup -E -w "$width" -h "$height" "$nerdr dash"
 	if [ -n "$warnings" ]; then
 		tmux set-option -g @nerdr-plugin-warnings "$(argv_safe "$warnings")"

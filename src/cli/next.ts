@@ -3,26 +3,43 @@
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { tmux } from '../tmux/server.js';
+import { argvSafe, escapeFormat } from '../tmux/quote.js';
 import { call, tmuxSocket } from './context.js';
 import type { AgentRow } from '../supervisor/api.js';
 import { printJson } from './print.js';
 
 /** The client to switch: the one showing the calling pane, else the most recently active one. */
-async function callingClient(sock: string): Promise<{ name: string; session: string }> {
+async function callingClient(sock: string): Promise<{ name: string; session: string; window: string }> {
   const pane = process.env.TMUX_PANE;
-  const args = pane ? ['display', '-p', '-t', pane, '#{client_name}\t#{session_name}'] : ['display', '-p', '#{client_name}\t#{session_name}'];
+  const format = '#{client_name}\t#{session_name}\t#{window_id}';
+  const args = pane ? ['display', '-p', '-t', pane, format] : ['display', '-p', format];
   const r = await tmux(sock, args);
-  const [name = '', session = ''] = r.stdout.trim().split('\t');
-  if (r.code !== 0 || !name) throw new NerdrError('no tmux client to switch', 'run this inside tmux (e.g. from a key binding: bind-key N run-shell -b "nerdr next")');
-  return { name, session };
+  const [name = '', session = '', window = ''] = r.stdout.trim().split('\t');
+  if (r.code !== 0 || !name) throw new NerdrError('no tmux client to switch', 'run this inside tmux (e.g. from a key binding: bind-key N run-shell -b "nerdr next --message")');
+  return { name, session, window };
 }
 
-/** The most urgent agent: the oldest blocked, else the oldest unseen finished one. */
-export function pickNext(agents: AgentRow[], session: string | null): AgentRow | null {
+/** The agents that need you, most urgent first: blocked (oldest first), then unseen finished ones. */
+export function urgentOrder(agents: AgentRow[], session: string | null): AgentRow[] {
   const scope = session === null ? agents : agents.filter((a) => a.sessions.includes(session));
-  const oldest = (state: string) =>
-    scope.filter((a) => a.state === state).sort((x, y) => x.stateSince - y.stateSince)[0] ?? null;
-  return oldest('blocked') ?? oldest('done');
+  const oldest = (state: string) => scope.filter((a) => a.state === state).sort((x, y) => x.stateSince - y.stateSince);
+  return [...oldest('blocked'), ...oldest('done')];
+}
+
+/**
+ * The agent to go to: the most urgent, or, when the client already shows one of them, the one
+ * after it (then round again), so pressing the key again goes on to the next that needs you.
+ */
+export function pickNext(agents: AgentRow[], session: string | null, currentWindow?: string): AgentRow | null {
+  const order = urgentOrder(agents, session);
+  if (order.length === 0) return null;
+  const at = order.findIndex((a) => a.window === currentWindow);
+  return order[(at + 1) % order.length]!;
+}
+
+/** Says `text` in the client's status line (for key bindings: run-shell would cover the pane). */
+async function tell(sock: string, client: string | null, text: string): Promise<void> {
+  await tmux(sock, ['display-message', ...(client ? ['-c', client] : []), argvSafe(escapeFormat(text))]);
 }
 
 async function switchTo(sock: string, client: { name: string; session: string }, a: AgentRow): Promise<void> {
@@ -37,19 +54,31 @@ export function register(program: Command): void {
     .description('switch to the agent that needs you most: the oldest blocked, else the oldest unseen finished one')
     .option('--all', 'look in every session, not only the current one')
     .option('--json', 'print JSON')
-    .action(async (opts: { all?: boolean; json?: boolean }, cmd: Command) => {
+    .option('--message', 'say the result (or the error) in the status line and print nothing: for key bindings')
+    .action(async (opts: { all?: boolean; json?: boolean; message?: boolean }, cmd: Command) => {
       const sock = await tmuxSocket(cmd);
-      const client = await callingClient(sock);
-      const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls');
-      const a = pickNext(agents, opts.all ? null : client.session);
-      if (!a) {
-        if (opts.json) return printJson({ switched: null });
-        process.stdout.write(`nothing needs you${opts.all ? '' : ' in this session (--all looks everywhere)'}: no blocked or unseen finished agents\n`);
-        return;
+      let client: { name: string; session: string; window: string } | null = null;
+      try {
+        client = await callingClient(sock);
+        const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls');
+        const a = pickNext(agents, opts.all ? null : client.session, client.window);
+        if (!a) {
+          const none = `nothing needs you${opts.all ? '' : ' in this session (--all looks everywhere)'}: no blocked or unseen finished agents`;
+          if (opts.message) return await tell(sock, client.name, `nerdr: ${none}`);
+          if (opts.json) return printJson({ switched: null });
+          process.stdout.write(`${none}\n`);
+          return;
+        }
+        await switchTo(sock, client, a);
+        if (opts.message) return await tell(sock, client.name, `nerdr: ${a.name} (${a.state})`);
+        if (opts.json) printJson({ switched: a });
+        else process.stdout.write(`${a.name} (${a.state})\n`);
+      } catch (err) {
+        if (!opts.message) throw err;
+        // a key binding's run-shell shows any output over the pane: the error goes to the status line
+        const e = err as NerdrError;
+        await tell(sock, client?.name ?? null, `nerdr: ${e.message}${e.fix ? ` (${e.fix})` : ''}`).catch(() => undefined);
       }
-      await switchTo(sock, client, a);
-      if (opts.json) printJson({ switched: a });
-      else process.stdout.write(`${a.name} (${a.state})\n`);
     });
 
   program

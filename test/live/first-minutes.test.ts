@@ -1,6 +1,8 @@
 // What a new user meets in the first ten minutes: errors that name the fix, nothing lost.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLiveEnv, tmuxAvailable, type LiveEnv } from './helpers/env.js';
+import { NERDR_BIN, REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 
 describe.skipIf(!tmuxAvailable)('the first ten minutes', () => {
   let env: LiveEnv;
@@ -30,5 +32,44 @@ describe.skipIf(!tmuxAvailable)('the first ten minutes', () => {
     // the supervisor's own _nerdr placeholder may have appeared; no agent window did
     for (const w of created) expect((await env.tmuxOk('display', '-p', '-t', w, '#{window_name}')).trim()).toBe('_home');
     expect(await windowsOf('user')).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!tmuxAvailable)("the plugin's next-agent key", () => {
+  let env: LiveEnv;
+  let client: ChildProcess;
+  beforeAll(async () => {
+    env = await startLiveEnv();
+  });
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  it('jumps to the agent that needs you, shows nothing over the pane, and goes on to the next one when pressed again', async () => {
+    const wins: string[] = [];
+    for (const name of ['first', 'second']) {
+      const r = await env.nerdr('new', 'demo', '-d', '--name', name, '--', '--auto', '1', '--ask', '--work', '0');
+      expect(r.code, r.stderr).toBe(0);
+      wins.push(r.stdout.trim());
+      // blocked one after the other: "first" is the oldest
+      await waitFor(async () => (await env.lsJson()).find((a) => a.name === name)?.state === 'blocked', { what: `${name} blocked`, timeoutMs: 20_000 });
+    }
+    await env.tmuxOk('set-option', '-g', '@nerdr-bin', NERDR_BIN);
+    await env.tmuxOk('set-option', '-g', '@nerdr-key-next', 'N');
+    await env.tmuxOk('run-shell', path.join(REPO_ROOT, 'tmux', 'nerdr.tmux'));
+    // a real client; its stdin stays an open pipe (at EOF `script` would type ^D into the pane)
+    client = spawn('script', ['-qfc', `tmux -L ${env.server} attach -t user`, '/dev/null'], { env: env.env, stdio: ['pipe', 'ignore', 'ignore'] });
+    env.track(client.pid!);
+    await waitFor(async () => (await env.tmuxOk('list-clients', '-F', '#{client_control_mode}')).split('\n').includes('0'), { what: 'the attached client' });
+    const shown = async () => (await env.tmuxOk('list-clients', '-F', '#{client_control_mode} #{window_id} #{pane_mode}')).split('\n').find((l) => l.startsWith('0 '))!.split(' ');
+    for (const want of [wins[0], wins[1], wins[0]]) {
+      client.stdin!.write('\x02N'); // prefix N
+      const [, win, mode] = await waitFor(async () => {
+        const s = await shown();
+        return s[1] === want && s;
+      }, { what: `the client on ${want}` });
+      expect(win).toBe(want);
+      expect(mode ?? '').toBe(''); // not view-mode: run-shell printed nothing
+    }
   });
 });

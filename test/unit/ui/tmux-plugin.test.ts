@@ -98,7 +98,7 @@ describe.skipIf(!hasTmux)('tmux/nerdr.tmux', () => {
       const m = /"((?:[^"\\]|\\.)*)"\s*$/.exec(line);
       return (m ? m[1]! : '').replace(/\\(.)/g, '$1');
     };
-    expect(shWord(next)).toBe(`${quoted} next`);
+    expect(shWord(next)).toBe(`${quoted} next --message`);
     expect(shWord(dash)).toBe(`${quoted} dash`);
     expect(await show(t, '@nerdr-plugin-warnings')).toBe('');
   });
