@@ -1,10 +1,11 @@
 // `nerdr new <agent>` and `nerdr term`: a window running an agent (watched) or a plain shell.
 
 import { accessSync, constants, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
-import { AGENTS, knownAgents } from '../integrations/agents.js';
+import { AGENTS, installHint, knownAgents } from '../integrations/agents.js';
 import { callerSession, ensureSupervisor, tmuxSocket } from './context.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { tmux } from '../tmux/server.js';
@@ -32,6 +33,25 @@ function isExecutable(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Words of sh that are not programs on PATH (builtins, keywords). */
+const SH_BUILTINS = new Set(
+  ': . [ alias bg break cd command continue echo eval exec exit export false fg getopts hash jobs kill printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait if then else elif fi for while until do done case esac { } ! function select local source'.split(' '),
+);
+
+/**
+ * The program a `--cmd` line starts, when that is plain to see: its first word, after VAR=value
+ * assignments and `exec`/`nohup`/`command`. Null when the line starts with shell syntax (quotes,
+ * `$`, redirections) or a builtin: then only the shell knows, and nothing is checked.
+ */
+export function commandProgram(line: string): string | null {
+  const words = line.trim().split(/\s+/);
+  let i = 0;
+  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || ['exec', 'nohup', 'command'].includes(words[i]!))) i++;
+  const w = words[i];
+  if (!w || /[^A-Za-z0-9_./+@%:,~-]/.test(w) || SH_BUILTINS.has(w)) return null;
+  return w;
 }
 
 function resolveCwd(dir: string | undefined): string {
@@ -118,12 +138,19 @@ export function register(program: Command): void {
         const spec = AGENTS[agentName];
         if (!spec) throw new NerdrError(`unknown agent "${agentName}"`, `known agents: ${knownAgents().join(', ')}; for anything else use --cmd 'CMD …'`);
         if (!onPath(spec.command[0]!)) {
-          throw new NerdrError(`${spec.description} is not installed here (\`${spec.command[0]}\` is not on PATH)`, `install it, or try the simulated agent: nerdr demo`);
+          throw new NerdrError(`${spec.description} is not installed here (\`${spec.command[0]}\` is not on PATH)`, `${installHint(spec)}; or try the simulated agent: nerdr demo`);
         }
         agent = spec.id;
         argv = [...spec.command, ...args];
       }
       const cwd = resolveCwd(opts.cwd);
+      const program = opts.cmd !== undefined ? commandProgram(opts.cmd) : null;
+      // a path is looked up from the window's folder, as the shell in the pane will
+      const where = program?.startsWith('~/') ? path.join(os.homedir(), program.slice(2)) : program?.includes('/') ? path.resolve(cwd, program) : program;
+      if (program && where && !onPath(where)) {
+        // the pane would only show "not found" in a dead window
+        throw new NerdrError(`--cmd: \`${program}\` is not installed here (not on PATH${program.includes('/') ? ', or not an executable file' : ''}); no window was made`, 'install it, or give its full path');
+      }
       let env: Record<string, string> = {};
       let conversationId: string | undefined;
       if (agent !== 'unknown' && agent !== 'demo') {

@@ -1,6 +1,7 @@
 // The agent CLIs the conformance suite drives: the versions real-agents.md proved offline.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AGENTS } from '../../src/integrations/agents.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** npm installs here (git-ignored through .cache/). */
@@ -19,13 +20,11 @@ export interface AgentPackage {
   bin: string;
 }
 
-export const AGENT_PACKAGES: AgentPackage[] = [
-  { agent: 'claude', pkg: '@anthropic-ai/claude-code', version: '2.1.197', bin: 'claude' },
-  { agent: 'codex', pkg: '@openai/codex', version: '0.171.0', bin: 'codex' },
-  { agent: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
-  { agent: 'gemini', pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' },
-  { agent: 'copilot', pkg: '@github/copilot', version: '1.0.102', bin: 'copilot' },
-];
+/** From nerdr's own agent table (src/integrations/agents.ts): each agent's package and pinned version. */
+export const AGENT_PACKAGES: AgentPackage[] = ['claude', 'codex', 'opencode', 'gemini', 'copilot'].map((agent) => {
+  const spec = AGENTS[agent]!;
+  return { agent, pkg: spec.npm!, version: spec.proven![0]!, bin: spec.command[0]! };
+});
 
 export interface InstallStatus {
   ok: boolean;

@@ -35,6 +35,34 @@ describe.skipIf(!tmuxAvailable)('the first ten minutes', () => {
   });
 });
 
+describe.skipIf(!tmuxAvailable)('missing programs', () => {
+  let env: LiveEnv;
+  beforeAll(async () => {
+    env = await startLiveEnv();
+  });
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  it('new --cmd with a program that is not there fails with the error, and leaves no dead window', async () => {
+    for (const cmd of ['aider --yes', 'exec no-such-program-xyz', 'FOO=1 ./not-here.sh']) {
+      const r = await env.nerdr('new', '-d', '--cmd', cmd);
+      expect(r.code, cmd).toBe(1);
+      expect(r.stderr).toMatch(/is not installed here .*no window was made/);
+    }
+    expect(await env.lsJson()).toEqual([]);
+    // what only the shell can judge is left to it
+    const ok = await env.nerdr('new', '-d', '--name', 'shelly', '--cmd', 'cd /tmp && exec sleep 100');
+    expect(ok.code, ok.stderr).toBe(0);
+  });
+
+  it('new <agent> without the agent installed names the install command', async () => {
+    const r = await env.nerdrWith(['new', '-d', 'claude'], { env: { PATH: '/usr/bin:/bin' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('npm install -g @anthropic-ai/claude-code');
+  });
+});
+
 describe.skipIf(!tmuxAvailable)("the plugin's next-agent key", () => {
   let env: LiveEnv;
   let client: ChildProcess;
