@@ -1,5 +1,6 @@
 // `nerdr doctor`: checks what nerdr needs and says how to fix each problem.
 
+import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
@@ -39,8 +40,41 @@ async function fileChecks(): Promise<Check[]> {
   return checks;
 }
 
+/** `<program> --version`, its first version-looking word; null when it does not answer in 5 s. */
+function programVersion(program: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile(program, ['--version'], { timeout: 5000, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
+      const m = /\d+\.\d+(\.\d+)?([-.+][0-9A-Za-z.]+)?/.exec(`${stdout}\n${stderr}`);
+      resolve(m ? m[0] : err ? null : (stdout.trim().split('\n')[0] ?? null));
+    });
+  });
+}
+
+/** Which agents are installed, their versions, and whether the conformance suite proved that version. */
+async function agentChecks(): Promise<Check[]> {
+  const { AGENTS, installHint } = await import('../integrations/agents.js');
+  const { onPath } = await import('./new.js');
+  const specs = Object.values(AGENTS).filter((a) => a.id !== 'demo');
+  const found = await Promise.all(specs.map(async (a) => (onPath(a.command[0]!) ? { a, version: await programVersion(a.command[0]!) } : { a, version: undefined })));
+  const installed = found.filter((f) => f.version !== undefined);
+  const checks: Check[] = installed.map(({ a, version }) => {
+    const proven = a.proven ?? [];
+    const how = !version
+      ? 'version unknown'
+      : proven.includes(version)
+        ? `${version}, proven by nerdr's conformance suite`
+        : proven.length
+          ? `${version}, not the proven ${proven.join('/')}: detection may lag behind its screens (docs/conformance.md)`
+          : `${version} (its rules are written from documented screens)`;
+    return { name: `agent ${a.id}`, ok: true, detail: `${a.description}: ${how}` };
+  });
+  const missing = found.filter((f) => f.version === undefined && f.a.npm).map((f) => `${f.a.id} (${installHint(f.a).replace(/^install it: /, '')})`);
+  checks.push({ name: 'agents', ok: true, detail: `${installed.length} installed${missing.length ? `; not installed: ${missing.join(', ')}` : ''}` });
+  return checks;
+}
+
 async function runChecks(cmd: Command): Promise<Check[]> {
-  const checks: Check[] = await fileChecks();
+  const checks: Check[] = [...(await fileChecks()), ...(await agentChecks())];
   try {
     const version = await checkTmuxVersion();
     checks.push({ name: 'tmux', ok: true, detail: `${version} (nerdr supports tmux 3.2a to 3.7)` });

@@ -1,4 +1,7 @@
 // `nerdr doctor` names the tmux it found, the supported range, and what is degraded on it.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveEnv, tmuxAtLeast, tmuxAvailable, type LiveEnv } from './helpers/env.js';
 
@@ -21,6 +24,27 @@ describe.skipIf(!tmuxAvailable)('nerdr doctor and the tmux version', () => {
     expect(features.ok).toBe(true);
     if (tmuxAtLeast(3, 3)) expect(features.detail).toBe('nothing degraded on this version');
     else expect(features.detail).toMatch(/^degraded: .*ignore-size/);
+  });
+
+  it('lists the installed agents with their versions, and says whether the suite proved that version', async () => {
+    const bin = mkdtempSync(path.join(os.tmpdir(), 'nerdr-doctor-'));
+    try {
+      const fake = (name: string, out: string) => {
+        writeFileSync(path.join(bin, name), `#!/bin/sh\necho '${out}'\n`);
+        chmodSync(path.join(bin, name), 0o755);
+      };
+      fake('claude', '2.1.197 (Claude Code)');
+      fake('codex', 'codex-cli 0.1.0');
+      mkdirSync(path.join(bin, 'empty'));
+      const r = await env.nerdrWith(['doctor', '--json'], { env: { PATH: `${bin}:/usr/bin:/bin` } });
+      const checks = JSON.parse(r.stdout) as { name: string; ok: boolean; detail: string }[];
+      expect(checks.find((c) => c.name === 'agent claude')!.detail).toBe("Claude Code: 2.1.197, proven by nerdr's conformance suite");
+      expect(checks.find((c) => c.name === 'agent codex')!.detail).toMatch(/^OpenAI Codex CLI: 0\.1\.0, not the proven 0\.171\.0/);
+      const agents = checks.find((c) => c.name === 'agents')!;
+      expect(agents.detail).toMatch(/^2 installed; not installed: .*opencode \(npm install -g opencode-ai\)/);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it('on tmux before 3.3 the supervisor keeps windows at their size (its control client is ignore-size)', async () => {
