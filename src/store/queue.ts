@@ -1,8 +1,16 @@
 // Queued messages per agent, kept on disk so they survive a supervisor restart:
-// <state>/queues/<agent id>.json, written atomically on every change.
+//
+//   <state>/queues/<agent id>.json                  the queue, written atomically and fsync'd on every change
+//   <state>/queues/<agent id>.broken-<time>.json    a file that could not be read, moved aside, never overwritten
+//
+// A save returns only once the queue is on disk, and throws (QueueWriteError) when it is not:
+// the caller must not report a message as queued then. A file that is empty, truncated, not
+// JSON, of the wrong shape or unreadable is never taken for an empty queue that the next save
+// would overwrite: it is moved aside, and the problem is reported.
 
-import { readFileSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import { writeFileAtomic } from './atomic.js';
 
 export interface QueuedMessage {
@@ -17,43 +25,168 @@ export interface AgentQueue {
   stalledAt: number | null;
 }
 
+export interface LoadedQueue {
+  queue: AgentQueue;
+  /** Set when the file on disk could not be used: what happened to it (for the log and the user). */
+  problem: string | null;
+}
+
+export interface QueueStoreOptions {
+  now?: () => number;
+  /** Writes a file durably (tests inject failures: a full disk). Default: writeFileAtomic. */
+  write?: (file: string, data: string) => void;
+}
+
+const queueSchema = z.object({
+  messages: z.array(z.object({ id: z.string(), text: z.string(), queuedAt: z.number() })),
+  stalledAt: z.number().nullable(),
+});
+
+/** A queue could not be written: the change is not on disk. The message says why and what to do. */
+export class QueueWriteError extends Error {
+  constructor(
+    message: string,
+    readonly fix: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'QueueWriteError';
+  }
+}
+
+/** File-name time: ISO with the colons and dot made safe (as for saved sessions). */
+function fileTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/[:.]/g, '-');
+}
+
 export class QueueStore {
-  constructor(private readonly dir: string) {}
+  private readonly now: () => number;
+  private readonly write: (file: string, data: string) => void;
+  private readonly found: string[] = [];
+  /** Agents whose broken file could not be moved aside: never written over. */
+  private readonly stuck = new Map<string, string>();
+
+  constructor(
+    private readonly dir: string,
+    opts: QueueStoreOptions = {},
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.write = opts.write ?? ((f, d) => writeFileAtomic(f, d));
+  }
 
   private file(agentId: string): string {
     if (!/^[A-Za-z0-9_-]+$/.test(agentId)) throw new Error(`bad agent id ${JSON.stringify(agentId)}`);
     return path.join(this.dir, `${agentId}.json`);
   }
 
-  load(agentId: string): AgentQueue {
+  load(agentId: string): LoadedQueue {
+    const file = this.file(agentId);
+    let text: string;
     try {
-      const q = JSON.parse(readFileSync(this.file(agentId), 'utf8')) as Partial<AgentQueue>;
-      const messages = Array.isArray(q.messages) ? q.messages.filter((m) => m && typeof m.text === 'string') : [];
-      return { messages, stalledAt: typeof q.stalledAt === 'number' ? q.stalledAt : null };
-    } catch {
-      return { messages: [], stalledAt: null };
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // no file, or no queue folder (then the next save says why it cannot write one)
+      if (code === 'ENOENT' || code === 'ENOTDIR') return { queue: empty(), problem: null };
+      return { queue: empty(), problem: this.moveAside(agentId, file, `cannot be read: ${code ?? (err as Error).message}`) };
     }
+    const reason = brokenReason(text);
+    if (typeof reason !== 'string') return { queue: reason, problem: null };
+    return { queue: empty(), problem: this.moveAside(agentId, file, reason) };
   }
 
+  /** Writes the queue (an empty one removes the file). Throws QueueWriteError when it is not on disk. */
   save(agentId: string, q: AgentQueue): void {
+    const file = this.file(agentId);
+    const stuck = this.stuck.get(agentId);
+    if (stuck !== undefined && !existsSync(file)) this.stuck.delete(agentId);
+    else if (stuck !== undefined) {
+      throw new QueueWriteError(`${file} could not be read and is still in the way (${stuck})`, `move ${JSON.stringify(file)} away, then send again`, undefined);
+    }
     if (q.messages.length === 0 && q.stalledAt === null) {
       try {
-        unlinkSync(this.file(agentId));
-      } catch {
-        /* nothing queued before either */
+        unlinkSync(file);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT') throw writeError(file, err);
       }
       return;
     }
-    writeFileAtomic(this.file(agentId), JSON.stringify(q));
+    try {
+      this.write(file, JSON.stringify(q));
+    } catch (err) {
+      throw writeError(file, err);
+    }
   }
 
   ids(): string[] {
     try {
       return readdirSync(this.dir)
-        .filter((f) => f.endsWith('.json'))
+        .filter((f) => /^[A-Za-z0-9_-]+\.json$/.test(f))
         .map((f) => f.slice(0, -5));
     } catch {
       return [];
     }
   }
+
+  /** Files found broken (moved aside, or not movable) since this store was made. */
+  problems(): string[] {
+    return [...this.found];
+  }
+
+  private moveAside(agentId: string, file: string, reason: string): string {
+    let aside = path.join(this.dir, `${agentId}.broken-${fileTime(this.now())}.json`);
+    for (let n = 1; existsSync(aside); n++) aside = path.join(this.dir, `${agentId}.broken-${fileTime(this.now())}-${n}.json`);
+    try {
+      renameSync(file, aside);
+    } catch (err) {
+      const msg = `the message queue ${file} ${reason}, and could not be moved aside (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); its messages are not delivered and new ones are refused until it is moved away by hand`;
+      this.stuck.set(agentId, reason);
+      this.found.push(msg);
+      return msg;
+    }
+    const msg = `the message queue ${file} ${reason}; its messages were not delivered; it is kept as ${aside}`;
+    this.found.push(msg);
+    return msg;
+  }
+}
+
+function empty(): AgentQueue {
+  return { messages: [], stalledAt: null };
+}
+
+/** The queue in the text, or why it is not one. */
+function brokenReason(text: string): AgentQueue | string {
+  if (text.trim() === '') return text.length === 0 ? 'is empty' : 'holds only white space';
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return `is not JSON (truncated or garbled: ${(err as Error).message})`;
+  }
+  const r = queueSchema.safeParse(raw);
+  if (!r.success) {
+    const first = r.error.issues[0];
+    const where = first?.path.length ? first.path.join('.') : 'the file';
+    return `is not a message queue (${where}: ${first?.message ?? 'invalid'})`;
+  }
+  return { messages: r.data.messages.map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt })), stalledAt: r.data.stalledAt };
+}
+
+function writeError(file: string, err: unknown): QueueWriteError {
+  const e = err as NodeJS.ErrnoException;
+  const code = e.code;
+  const dir = path.dirname(file);
+  const cause = `cannot write ${file}: ${e.message}`;
+  const fixes: Record<string, string> = {
+    ENOSPC: `free some space on the disk that holds ${dir}, then send again`,
+    EDQUOT: `free some space (the disk quota is used up) for ${dir}, then send again`,
+    EROFS: `${dir} is on a read-only file system: point NERDR_STATE_DIR at a writable folder, or remount it, then send again`,
+    EACCES: `make ${dir} writable for you (chmod 700 ${JSON.stringify(dir)}), then send again`,
+    EPERM: `make ${dir} writable for you (chmod 700 ${JSON.stringify(dir)}), then send again`,
+    ENOTDIR: `${dir} or a folder above it is not a folder: move that file away, then send again`,
+    EEXIST: `${dir} is not a folder: move that file away, then send again`,
+    EIO: `the disk that holds ${dir} reported an I/O error: check it, then send again`,
+  };
+  return new QueueWriteError(cause, (code && fixes[code]) ?? `check that ${dir} is a writable folder with free space, then send again`, code);
 }

@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { command } from '../tmux/quote.js';
 import type { Reply } from '../tmux/client.js';
-import type { QueueStore, QueuedMessage, AgentQueue } from '../store/queue.js';
+import { QueueWriteError, type QueueStore, type QueuedMessage, type AgentQueue } from '../store/queue.js';
+import { RpcError } from './socket/errors.js';
 import type { WatchedAgent } from './agent.js';
 import type { Logger } from './log.js';
 
@@ -35,13 +36,20 @@ export interface MessengerDeps {
 export class Messenger {
   private readonly queues = new Map<string, AgentQueue>();
   private readonly inFlight = new Map<string, InFlight>();
+  /** A queue file that could not be used when it was loaded: told to the next sender. */
+  private readonly notices = new Map<string, string>();
 
   constructor(private readonly deps: MessengerDeps) {}
 
   queue(a: WatchedAgent): AgentQueue {
     let q = this.queues.get(a.id);
     if (!q) {
-      q = this.deps.store.load(a.id);
+      const loaded = this.deps.store.load(a.id);
+      q = loaded.queue;
+      if (loaded.problem !== null) {
+        this.deps.log('warn', `${a.name}: ${loaded.problem}`);
+        this.notices.set(a.id, loaded.problem);
+      }
       this.queues.set(a.id, q);
     }
     return q;
@@ -55,14 +63,31 @@ export class Messenger {
     return ` ✉${n}${q.stalledAt !== null ? '⏸' : ''}`;
   }
 
-  enqueue(a: WatchedAgent, text: string): { id: string; position: number } {
+  /**
+   * Queues a message. Returns only once it is on disk; throws an RpcError (and queues nothing)
+   * when it cannot be typed in exactly as given or cannot be saved. `warning`: the earlier
+   * queue file of this agent could not be read (it was kept aside).
+   */
+  enqueue(a: WatchedAgent, text: string): { id: string; position: number; warning?: string } {
+    const why = undeliverable(text);
+    if (why !== null) throw new RpcError('invalid_message', `the message cannot be typed in exactly: ${why}`);
     const q = this.queue(a);
     const m: QueuedMessage = { id: randomBytes(6).toString('hex'), text, queuedAt: this.deps.now() };
     q.messages.push(m);
-    this.persist(a, q);
+    try {
+      this.deps.store.save(a.id, q);
+    } catch (err) {
+      q.messages = q.messages.filter((x) => x !== m);
+      const e = err as Error;
+      this.deps.log('error', `${a.name}: a message was refused: the queue cannot be saved: ${e.message}`);
+      const fix = e instanceof QueueWriteError ? e.fix : 'see the supervisor log, then send again';
+      throw new RpcError('queue_write_failed', `the message was not queued: ${e.message}; fix: ${fix}`);
+    }
     this.deps.changed(a);
     this.tryDeliver(a);
-    return { id: m.id, position: q.messages.length };
+    const warning = this.notices.get(a.id);
+    this.notices.delete(a.id);
+    return warning === undefined ? { id: m.id, position: q.messages.length } : { id: m.id, position: q.messages.length, warning };
   }
 
   /** The user looked at the window: a stalled queue goes on. */
@@ -95,6 +120,7 @@ export class Messenger {
     if (f?.timer) clearTimeout(f.timer);
     this.inFlight.delete(a.id);
     this.queues.delete(a.id);
+    this.notices.delete(a.id);
   }
 
   tryDeliver(a: WatchedAgent): void {
@@ -164,19 +190,91 @@ export class Messenger {
     this.deps.changed(a);
   }
 
+  /** A change after queueing (delivered, stalled, resumed): not being able to save it is logged. */
   private persist(a: WatchedAgent, q: AgentQueue): void {
     try {
       this.deps.store.save(a.id, q);
     } catch (err) {
-      this.deps.log('error', `cannot save the queue of ${a.name}: ${(err as Error).message}`);
+      const e = err as Error;
+      this.deps.log('error', `cannot save the queue of ${a.name}: ${e.message}${e instanceof QueueWriteError ? `; fix: ${e.fix}` : ''}`);
     }
   }
 }
 
 /**
  * The text as typed, except that a bracketed-paste end marker inside it would end the paste
- * early and let the rest act as keystrokes: it is cut out.
+ * early and let the rest act as keystrokes: it is cut out. (New messages holding one are
+ * refused by enqueue; this guards queues written before.)
  */
 export function pasteSafe(text: string): string {
   return text.replace(/\x1b\[201~/g, '');
+}
+
+const PASTE_END = '\x1b[201~';
+
+/**
+ * Why a message cannot reach the agent exactly as given, or null. Such a message is refused
+ * rather than changed on the way: a NUL (tmux's command parser and a terminal's input end a
+ * string there: only the text before it would arrive), a lone UTF-16 surrogate (not a
+ * character: it would arrive as U+FFFD), and the bracketed-paste end marker (it would end the
+ * paste early and the rest would act as keys). Offsets are in bytes of the UTF-8 text.
+ */
+export function undeliverable(text: string): string | null {
+  const nul = text.indexOf('\0');
+  const lone = /[\uD800-\uDFFF]/u.exec(text);
+  const paste = text.indexOf(PASTE_END);
+  const first = Math.min(...[nul, lone?.index ?? -1, paste].filter((i) => i >= 0));
+  if (!Number.isFinite(first)) return null;
+  const at = Buffer.byteLength(text.slice(0, first));
+  if (first === nul) return `it holds a NUL byte at byte offset ${at}; a terminal cannot receive one (only the text before it would arrive)`;
+  if (first === paste) return `it holds the bracketed-paste end sequence ESC [201~ at byte offset ${at}, which would end the paste early and type the rest as keys`;
+  return `it holds a lone UTF-16 surrogate (U+${text.charCodeAt(first).toString(16).toUpperCase()}) at byte offset ${at}, which is not a character`;
+}
+
+/**
+ * Why raw message bytes (a pipe into \`nerdr send -\`) cannot be delivered exactly, or null:
+ * a NUL byte, or bytes that are not UTF-8 (a terminal paste would replace them with U+FFFD).
+ * Offsets count from 0.
+ */
+export function undeliverableBytes(bytes: Uint8Array): string | null {
+  const nul = bytes.indexOf(0);
+  const bad = invalidUtf8At(bytes);
+  if (nul >= 0 && (bad < 0 || nul < bad)) return `it holds a NUL byte at byte offset ${nul}; a terminal cannot receive one (only the text before it would arrive)`;
+  if (bad >= 0) {
+    const shown = Array.from(bytes.subarray(bad, Math.min(bad + 4, bytes.length)), (b) => `0x${b.toString(16).padStart(2, '0')}`).join(' ');
+    return `it is not valid UTF-8: the bytes at byte offset ${bad} (${shown}…) are not a character`;
+  }
+  return null;
+}
+
+/** The offset of the first byte that does not start a valid UTF-8 sequence, or -1. */
+export function invalidUtf8At(b: Uint8Array): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i += 1;
+      continue;
+    }
+    let n: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      if (c === 0xe0) lo = 0xa0; // overlong
+      if (c === 0xed) hi = 0x9f; // surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      if (c === 0xf0) lo = 0x90; // overlong
+      if (c === 0xf4) hi = 0x8f; // above U+10FFFF
+    } else return i;
+    for (let k = 1; k <= n; k++) {
+      const x = b[i + k];
+      if (x === undefined) return i;
+      if (k === 1 ? x < lo || x > hi : x < 0x80 || x > 0xbf) return i;
+    }
+    i += n + 1;
+  }
+  return -1;
 }

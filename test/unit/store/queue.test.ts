@@ -1,0 +1,117 @@
+// Message queues on disk (src/store/queue.ts): a file that cannot be used is kept aside and
+// reported, never taken for an empty queue; a save that does not reach the disk throws.
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { QueueStore, QueueWriteError } from '../../../src/store/queue.js';
+import { writeFileAtomic } from '../../../src/store/atomic.js';
+
+let dir: string;
+const NOW = Date.UTC(2030, 0, 31, 12, 0, 0);
+const good = { messages: [{ id: 'a1', text: 'run the tests', queuedAt: NOW }], stalledAt: null };
+
+beforeEach(() => {
+  dir = path.join(mkdtempSync(path.join(tmpdir(), 'nerdr-queue-')), 'queues');
+  mkdirSync(dir);
+});
+afterEach(() => {
+  rmSync(path.dirname(dir), { recursive: true, force: true });
+});
+
+const files = () => readdirSync(dir).sort();
+
+describe('QueueStore.load', () => {
+  it('reads a queue it wrote', () => {
+    const s = new QueueStore(dir, { now: () => NOW });
+    s.save('ag1', good);
+    expect(new QueueStore(dir).load('ag1')).toEqual({ queue: good, problem: null });
+  });
+
+  it('a missing file is an empty queue, with no problem', () => {
+    expect(new QueueStore(dir).load('ag1')).toEqual({ queue: { messages: [], stalledAt: null }, problem: null });
+  });
+
+  const full = JSON.stringify(good);
+  it.each([
+    ['a truncated file', full.slice(0, full.length - 9), /is not JSON/],
+    ['an empty file', '', /is empty/],
+    ['a file of white space', '  \n', /white space/],
+    ['a garbled file', '\u0000\u0000\ufffd{{', /is not JSON/],
+    ['a file of the wrong shape', JSON.stringify({ messages: [{ id: 'a1', queuedAt: 1 }], stalledAt: null }), /not a message queue \(messages\.0\.text/],
+    ['a JSON array', '[]', /not a message queue/],
+  ])('%s is moved aside byte for byte, reported, and never overwritten', (_what, text, reason) => {
+    writeFileSync(path.join(dir, 'ag1.json'), text);
+    const s = new QueueStore(dir, { now: () => NOW });
+    const r = s.load('ag1');
+    expect(r.queue).toEqual({ messages: [], stalledAt: null });
+    expect(r.problem).toMatch(reason);
+    expect(r.problem).toContain('ag1.broken-2030-01-31T12-00-00-000Z.json');
+    expect(files()).toEqual(['ag1.broken-2030-01-31T12-00-00-000Z.json']);
+    expect(readFileSync(path.join(dir, 'ag1.broken-2030-01-31T12-00-00-000Z.json'), 'utf8')).toBe(text);
+    expect(s.problems()).toEqual([r.problem]);
+    // the next send writes a fresh queue next to it; the broken copy stays as it was
+    s.save('ag1', good);
+    expect(files()).toEqual(['ag1.broken-2030-01-31T12-00-00-000Z.json', 'ag1.json']);
+    expect(readFileSync(path.join(dir, 'ag1.broken-2030-01-31T12-00-00-000Z.json'), 'utf8')).toBe(text);
+    // a second broken file at the same time gets its own name
+    writeFileSync(path.join(dir, 'ag1.json'), '{');
+    expect(s.load('ag1').problem).toContain('ag1.broken-2030-01-31T12-00-00-000Z-1.json');
+    expect(s.ids()).toEqual([]);
+  });
+
+  it('a file that cannot be read (a folder in its place) is moved aside too', () => {
+    mkdirSync(path.join(dir, 'ag1.json'));
+    writeFileSync(path.join(dir, 'ag1.json', 'inside'), 'kept');
+    const s = new QueueStore(dir, { now: () => NOW });
+    const r = s.load('ag1');
+    expect(r.problem).toMatch(/cannot be read: EISDIR/);
+    expect(readFileSync(path.join(dir, 'ag1.broken-2030-01-31T12-00-00-000Z.json', 'inside'), 'utf8')).toBe('kept');
+  });
+});
+
+describe('QueueStore.save', () => {
+  it('throws a QueueWriteError with the cause and a fix when the disk is full, and leaves the old queue', () => {
+    new QueueStore(dir).save('ag1', good);
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const s = new QueueStore(dir, {
+      write: () => {
+        throw enospc;
+      },
+    });
+    const e = (() => {
+      try {
+        s.save('ag1', { messages: [...good.messages, { id: 'b2', text: 'more', queuedAt: NOW }], stalledAt: null });
+      } catch (err) {
+        return err;
+      }
+      return null;
+    })();
+    expect(e).toBeInstanceOf(QueueWriteError);
+    expect((e as QueueWriteError).message).toContain(`cannot write ${path.join(dir, 'ag1.json')}: ENOSPC`);
+    expect((e as QueueWriteError).fix).toMatch(/free some space on the disk that holds/);
+    expect(new QueueStore(dir).load('ag1').queue).toEqual(good);
+  });
+
+  it('throws when the queue folder cannot be made (a file in its place)', () => {
+    const blocked = path.join(path.dirname(dir), 'blocked');
+    writeFileSync(blocked, 'not a folder');
+    const s = new QueueStore(blocked);
+    expect(() => s.save('ag1', good)).toThrow(QueueWriteError);
+    expect(() => s.save('ag1', good)).toThrow(/cannot write .*blocked\/ag1\.json/);
+  });
+});
+
+describe('writeFileAtomic', () => {
+  it('leaves the old file and no temp file when the write fails', () => {
+    const f = path.join(dir, 'x.json');
+    writeFileAtomic(f, 'old');
+    // a folder where the temp's rename target is: rename fails after the temp was written
+    rmSync(f);
+    mkdirSync(f);
+    writeFileSync(path.join(f, 'keep'), '1');
+    expect(() => writeFileAtomic(f, 'new')).toThrow();
+    expect(files()).toEqual(['x.json']);
+    expect(readdirSync(f)).toEqual(['keep']);
+  });
+});
