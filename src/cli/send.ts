@@ -1,16 +1,70 @@
 // `nerdr send`, `nerdr wait`: messages to an agent, and waiting for its state.
 
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../supervisor/socket/server.js';
+import { MAX_MESSAGE_BYTES, undeliverableBytes } from '../supervisor/messages.js';
 import { call } from './context.js';
 import { printJson } from './print.js';
 
 const STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'exited'];
 
-async function readStdin(): Promise<string> {
+async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The message as bytes must be one the agent can receive exactly: no NUL, valid UTF-8. Node
+ * decodes both stdin and argv with U+FFFD for bytes that are not UTF-8, so the check runs on
+ * the bytes themselves (for argv, /proc/self/cmdline, read only when a word holds U+FFFD).
+ */
+function refuseUndeliverable(bytes: Buffer, from: string): void {
+  const why = undeliverableBytes(bytes);
+  if (why === null) return;
+  const fix = /NUL/.test(why)
+    ? "remove the NUL bytes (e.g. `tr -d '\\000'`), or send a text file"
+    : 'convert the text to UTF-8 first (e.g. `iconv -f latin1 -t utf-8`)';
+  throw new NerdrError(`the message ${from} cannot be typed in exactly: ${why}`, fix);
+}
+
+function rawArgv(): Buffer[] | null {
+  try {
+    const raw = readFileSync('/proc/self/cmdline');
+    const parts: Buffer[] = [];
+    let start = 0;
+    for (let i = 0; i < raw.length; i++) {
+      if (raw[i] === 0) {
+        parts.push(raw.subarray(start, i));
+        start = i + 1;
+      }
+    }
+    return parts;
+  } catch {
+    return null;
+  }
+}
+
+/** The words as the shell gave them: refuses one that is not UTF-8 (Node shows U+FFFD for it). */
+function checkWords(words: string[]): void {
+  if (!words.some((w) => w.includes('\uFFFD'))) return;
+  const raw = rawArgv();
+  if (!raw) return;
+  for (const w of words) {
+    if (!w.includes('\uFFFD')) continue;
+    // a U+FFFD the user typed is valid UTF-8 and goes through
+    const bad = raw.find((b) => b.toString('utf8') === w && undeliverableBytes(b) !== null);
+    if (bad) refuseUndeliverable(bad, `argument ${JSON.stringify(w)}`);
+  }
+}
+
+/** A server error "…; fix: …" becomes what and fix, as the CLI prints them. */
+function withFix(err: unknown): unknown {
+  if (!(err instanceof NerdrError) || err.fix) return err;
+  const i = err.message.indexOf('; fix: ');
+  return i < 0 ? err : new NerdrError(err.message.slice(0, i), err.message.slice(i + '; fix: '.length), err.exitCode);
 }
 
 export function register(program: Command): void {
@@ -22,10 +76,27 @@ export function register(program: Command): void {
       let text = words.join(' ');
       if (words.length === 0 || (words.length === 1 && words[0] === '-')) {
         if (process.stdin.isTTY) throw new NerdrError('no message given', 'nerdr send <target> "text", or pipe it: echo text | nerdr send <target>');
-        text = (await readStdin()).replace(/\n$/, '');
-      }
+        const bytes = await readStdin();
+        refuseUndeliverable(bytes, 'on stdin');
+        text = bytes.toString('utf8').replace(/\n$/, '');
+      } else checkWords(words);
       if (!text.trim()) throw new NerdrError('the message is empty');
-      const r = await call<{ target: string; id: string; position: number; state: string; exited: boolean }>(cmd, 'nerdr.send', { target, message: text });
+      const size = Buffer.byteLength(text);
+      if (size > MAX_MESSAGE_BYTES) {
+        throw new NerdrError(`the message is ${size} bytes; at most ${MAX_MESSAGE_BYTES} are accepted`, 'send it in parts, or put it in a file and send its path');
+      }
+      // JSON escapes a control character in up to 6 bytes: the request line has its own limit
+      const line = Buffer.byteLength(JSON.stringify({ id: 'cli:0000000:000', method: 'nerdr.send', params: { target, message: text } }));
+      if (line > DEFAULT_MAX_LINE_BYTES) {
+        throw new NerdrError(`the message holds so many control characters that its request is ${line} bytes, over the socket's ${DEFAULT_MAX_LINE_BYTES}`, 'send it in parts, or put it in a file and send its path');
+      }
+      let r: { target: string; id: string; position: number; state: string; exited: boolean; warning?: string };
+      try {
+        r = await call(cmd, 'nerdr.send', { target, message: text });
+      } catch (err) {
+        throw withFix(err);
+      }
+      if (r.warning) process.stderr.write(`nerdr: warning: ${r.warning}\n`);
       if (opts.json) return printJson(r);
       const when = r.exited
         ? 'the agent has exited: it stays queued'
