@@ -72,6 +72,14 @@ function modeText(mode: number): string {
   return (mode & 0o777).toString(8).padStart(4, '0');
 }
 
+/**
+ * Present after `nerdr tmux uninstall`: the supervisor then leaves the user's status formats
+ * alone on every tmux server, until `nerdr tmux install` removes it.
+ */
+export function lightsOffFile(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(stateDir(env), 'lights-uninstalled');
+}
+
 /** Per tmux server: the supervisor's socket, log and lock. */
 export function serverFiles(socketPath: string, env: NodeJS.ProcessEnv = process.env) {
   const dir = stateDir(env);

@@ -27,7 +27,8 @@ export async function tmuxSocket(cmd: Command, { mustRun = true } = {}): Promise
   const g = globalOpts(cmd);
   const sock = resolveSocket({ name: g.L, socket: g.S });
   if (mustRun && !(await serverRunning(sock))) {
-    throw new NerdrError(`no tmux server is running at ${sock}`, 'start tmux first (`tmux new -s work`), or name the right server with -L / -S');
+    const start = g.L ? `tmux -L ${g.L} new -s work` : g.S ? `tmux -S ${g.S} new -s work` : 'tmux new -s work';
+    throw new NerdrError(`no tmux server is running at ${sock}`, `start it first (\`${start}\`), or name the right server with -L / -S`);
   }
   return sock;
 }
@@ -44,6 +45,11 @@ async function info(socketFile: string, timeoutMs = 1500): Promise<Info | null> 
     if (err instanceof SocketRequestError) return null;
     throw err;
   }
+}
+
+/** True when this tmux server's supervisor answers (nothing is started). */
+export async function supervisorAnswers(sock: string): Promise<boolean> {
+  return (await info(serverFiles(sock).socket, 1000)) !== null;
 }
 
 /** Starts the supervisor for this tmux server if none answers; returns its socket path. */
@@ -70,11 +76,27 @@ export async function ensureSupervisor(sock: string): Promise<string> {
   throw new NerdrError('the supervisor did not start within 10 s', `see its log: ${files.log}; or run \`nerdr supervise --foreground\` to watch it start`);
 }
 
+/** For a read-only request about one agent when the server has no nerdr window at all. */
+export function noAgents(target: string): never {
+  throw new NerdrError(`no agent "${target}": this tmux server has no nerdr windows`, 'start one: nerdr new <agent> (or try nerdr demo)');
+}
+
+/** True when some pane of the tmux server is one of nerdr's windows (tagged @nerdr_pane). */
+export async function hasNerdrWindows(sock: string): Promise<boolean> {
+  const { tmux } = await import('../tmux/server.js');
+  const r = await tmux(sock, ['list-panes', '-a', '-F', '#{@nerdr_pane}']);
+  return r.code === 0 && r.stdout.split('\n').some((l) => l.trim() !== '');
+}
+
 /**
  * One request to the supervisor, started on demand. A running supervisor is asked straight
  * away; tmux itself is consulted only when none answers. Errors become NerdrErrors.
+ *
+ * `whenNone` marks a read-only request: with no supervisor and no nerdr window on the server it
+ * is answered with that value, and nothing is started or changed in the user's tmux (a
+ * supervisor is started when there are windows to watch: after a crash).
  */
-export async function call<T>(cmd: Command, method: string, params: unknown = {}, opts: { timeoutMs?: number } = {}): Promise<T> {
+export async function call<T>(cmd: Command, method: string, params: unknown = {}, opts: { timeoutMs?: number; whenNone?: () => T } = {}): Promise<T> {
   const g = globalOpts(cmd);
   let socketFile = serverFiles(resolveSocket({ name: g.L, socket: g.S })).socket;
   const ask = () => request(socketFile, method, params, { timeoutMs: opts.timeoutMs ?? 10_000 }) as Promise<T>;
@@ -84,7 +106,9 @@ export async function call<T>(cmd: Command, method: string, params: unknown = {}
     if (!(err instanceof SocketRequestError)) throw err;
     if (err.code !== 'server_not_running') throw new NerdrError(err.message);
   }
-  socketFile = await ensureSupervisor(await tmuxSocket(cmd));
+  const sock = await tmuxSocket(cmd);
+  if (opts.whenNone && !(await hasNerdrWindows(sock))) return opts.whenNone();
+  socketFile = await ensureSupervisor(sock);
   try {
     return await ask();
   } catch (err) {

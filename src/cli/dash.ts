@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { runDash } from '../ui/run.js';
-import { ensureSupervisor, tmuxSocket } from './context.js';
+import { ensureSupervisor, hasNerdrWindows, supervisorAnswers, tmuxSocket } from './context.js';
 
 export function register(program: Command): void {
   program
@@ -15,7 +15,42 @@ export function register(program: Command): void {
         throw new NerdrError('nerdr dash needs a terminal', "run it in a tmux pane or popup: tmux display-popup -E -w 80% -h 80% 'nerdr dash'; for scripts use `nerdr ls --json`");
       }
       const sock = await tmuxSocket(cmd);
+      // a dashboard changes nothing: with no agent yet it waits for one instead of starting nerdr
+      if (!(await supervisorAnswers(sock)) && !(await hasNerdrWindows(sock)) && !(await waitForAgents(sock))) return;
       const socketFile = await ensureSupervisor(sock);
       await runDash({ sock, socketFile, ...(opts.client ? { client: opts.client } : {}) });
     });
+}
+
+/**
+ * Until the first agent window or a supervisor appears: a line that says so, q/Esc/Ctrl-C quit.
+ * Resolves true when there is something to show, false when the user quit.
+ */
+function waitForAgents(sock: string): Promise<boolean> {
+  process.stdout.write('\x1b[2J\x1b[H nerdr: no agents on this tmux server yet.\r\n Start one in another window: nerdr new claude (or nerdr demo). q quits.\r\n');
+  return new Promise((resolve) => {
+    const stdin = process.stdin;
+    stdin.setRawMode(true);
+    stdin.resume();
+    const done = (found: boolean): void => {
+      clearInterval(timer);
+      stdin.off('data', onKey);
+      stdin.setRawMode(false);
+      stdin.pause();
+      resolve(found);
+    };
+    const onKey = (b: Buffer): void => {
+      if (b.includes(0x71) || b.includes(0x1b) || b.includes(0x03)) done(false);
+    };
+    stdin.on('data', onKey);
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      void Promise.all([supervisorAnswers(sock), hasNerdrWindows(sock)])
+        .then(([up, windows]) => (up || windows) && done(true))
+        .catch(() => undefined)
+        .finally(() => (busy = false));
+    }, 500);
+  });
 }

@@ -1,7 +1,7 @@
 // `nerdr explain <target>`: why an agent has its state.
 
 import type { Command } from 'commander';
-import { call } from './context.js';
+import { call, noAgents } from './context.js';
 import { age, printJson } from './print.js';
 import type { AgentRow } from '../supervisor/api.js';
 import type { ArbiterView } from '../state/index.js';
@@ -30,7 +30,7 @@ export function register(program: Command): void {
     .description('why an agent has its state: authority, hook facts, matched rule, manifest, timers')
     .option('--json', 'print JSON')
     .action(async (target: string, opts: { json?: boolean }, cmd: Command) => {
-      const e = await call<Explain>(cmd, 'nerdr.explain', { target });
+      const e = await call<Explain>(cmd, 'nerdr.explain', { target }, { whenNone: () => noAgents(target) });
       if (opts.json) return printJson(e);
       const v = e.arbiter;
       const out: string[] = [];

@@ -24,7 +24,7 @@ export function register(program: Command): void {
     .description('list every agent: name, agent, state, seen, session, window, pane, queue, conversation, cwd')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls');
+      const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls', {}, { whenNone: () => ({ agents: [] }) });
       if (opts.json) return printJson(agents);
       if (agents.length === 0) {
         process.stdout.write('no agents; start one with `nerdr new claude` (or `nerdr demo`)\n');
@@ -56,7 +56,7 @@ export function register(program: Command): void {
     .description('one short line for a status bar: agents counted by state')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const s = await call<{ counts: Record<string, number>; total: number }>(cmd, 'nerdr.status');
+      const s = await call<{ counts: Record<string, number>; total: number }>(cmd, 'nerdr.status', {}, { whenNone: () => ({ counts: {}, total: 0 }) });
       if (opts.json) return printJson(s);
       const parts = STATE_ORDER.filter((k) => s.counts[k]).map((k) => `${GLYPH[k]}${s.counts[k]} ${k}`);
       process.stdout.write((parts.length ? parts.join('  ') : 'no agents') + '\n');

@@ -60,7 +60,7 @@ export function register(program: Command): void {
       let client: { name: string; session: string; window: string } | null = null;
       try {
         client = await callingClient(sock);
-        const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls');
+        const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls', {}, { whenNone: () => ({ agents: [] }) });
         const a = pickNext(agents, opts.all ? null : client.session, client.window);
         if (!a) {
           const none = `nothing needs you${opts.all ? '' : ' in this session (--all looks everywhere)'}: no blocked or unseen finished agents`;

@@ -1,7 +1,7 @@
 // `nerdr read <target>`: the mirrored screen of an agent.
 
 import type { Command } from 'commander';
-import { call } from './context.js';
+import { call, noAgents } from './context.js';
 import { printJson } from './print.js';
 import { NerdrError } from '../errors.js';
 
@@ -17,7 +17,7 @@ export function register(program: Command): void {
     .option('--ansi', 'keep colours and styles')
     .option('--json', 'print JSON')
     .action(async (target: string, opts: { lines?: number; ansi?: boolean; json?: boolean }, cmd: Command) => {
-      const r = await call<{ target: string; text: string }>(cmd, 'nerdr.read', { target, lines: opts.lines, ansi: !!opts.ansi });
+      const r = await call<{ target: string; text: string }>(cmd, 'nerdr.read', { target, lines: opts.lines, ansi: !!opts.ansi }, { whenNone: () => noAgents(target) });
       if (opts.json) return printJson(r);
       process.stdout.write(r.text);
     });

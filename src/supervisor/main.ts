@@ -1,7 +1,8 @@
 // Running the supervisor process: lock, log, control client, socket. Exits when tmux does.
 
+import { existsSync } from 'node:fs';
 import { checkTmuxVersion, serverRunning } from '../tmux/server.js';
-import { configDir, ensureStateDir, serverFiles } from '../paths.js';
+import { configDir, ensureStateDir, lightsOffFile, serverFiles } from '../paths.js';
 import { formatProblem, loadConfig } from '../config.js';
 import { acquireLock } from './lock.js';
 import { fileLogger, type Logger } from './log.js';
@@ -52,7 +53,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   for (const p of loaded.problems) log('warn', formatProblem(loaded.path, p));
   const manifests = new ManifestRegistry({ onWarning: (m) => log('warn', m) });
   for (const p of manifests.problems()) log('warn', `manifest ${p.path}: ${p.reason}`);
-  const sup = new Supervisor({ tmuxSocket, log, installLights: loaded.config.lights.auto_install && process.env.NERDR_NO_LIGHTS !== '1',
+  const sup = new Supervisor({ tmuxSocket, log, installLights: loaded.config.lights.auto_install && process.env.NERDR_NO_LIGHTS !== '1' && !existsSync(lightsOffFile()),
     manifests,
     stateDir: files.dir,
     notify: loaded.config.notify,

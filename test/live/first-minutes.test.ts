@@ -35,6 +35,52 @@ describe.skipIf(!tmuxAvailable)('the first ten minutes', () => {
   });
 });
 
+describe.skipIf(!tmuxAvailable)('tmux etiquette: nothing changes unless asked', () => {
+  let env: LiveEnv;
+  beforeAll(async () => {
+    env = await startLiveEnv();
+  });
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+  const option = async (name: string) => (await env.tmuxOk('show-options', '-gv', name)).replace(/\n$/, '');
+
+  it('read-only commands on a server with no nerdr windows start nothing and change nothing', async () => {
+    const before = await Promise.all(['window-status-format', 'status-right'].map(option));
+    for (const args of [['ls'], ['ls', '--json'], ['status'], ['read', 'x'], ['explain', 'x'], ['doctor'], ['next']]) {
+      const r = await env.nerdr(...args);
+      if (args[0] === 'read' || args[0] === 'explain') {
+        expect(r.code).toBe(1);
+        expect(r.stderr).toMatch(/no agent "x": this tmux server has no nerdr windows/);
+      }
+    }
+    expect((await env.nerdr('ls', '--json')).stdout.trim()).toBe('[]');
+    expect(await env.supervisorPid()).toBeNull();
+    expect((await env.tmux('has-session', '-t', '=_nerdr')).code).not.toBe(0);
+    expect(await Promise.all(['window-status-format', 'status-right'].map(option))).toEqual(before);
+  });
+
+  it('tmux uninstall is remembered: a supervisor restart does not put the lights back; install does', async () => {
+    const r = await env.nerdr('new', '-d', '--cmd', 'sleep 100');
+    expect(r.code, r.stderr).toBe(0);
+    await waitFor(async () => (await option('window-status-format')).includes('@nerdr_light'), { what: 'the lights installed' });
+    const un = await env.nerdr('tmux', 'uninstall');
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout).toMatch(/remembered in .*lights-uninstalled.*nerdr tmux install/);
+    expect(await option('window-status-format')).not.toContain('@nerdr_light');
+    const rs = await env.nerdr('supervisor', 'restart');
+    expect(rs.code, rs.stderr).toBe(0);
+    await waitFor(async () => (await env.lsJson()).length === 1, { what: 'the window watched again' });
+    expect(await option('window-status-format')).not.toContain('@nerdr_light');
+    expect(await option('status-right')).not.toContain('@nerdr_summary');
+    const inst = await env.nerdr('tmux', 'install');
+    expect(inst.code, inst.stderr).toBe(0);
+    expect(await option('window-status-format')).toContain('@nerdr_light');
+    await env.nerdr('supervisor', 'restart');
+    expect(await option('window-status-format')).toContain('@nerdr_light');
+  });
+});
+
 describe.skipIf(!tmuxAvailable)('missing programs', () => {
   let env: LiveEnv;
   beforeAll(async () => {
