@@ -40,7 +40,7 @@ export function register(program: Command): void {
         shownAgent(a),
         a.state + (a.exitStatus ? `(${a.exitStatus})` : '') + (a.background ? `+bg(${a.subagents + a.backgroundTasks})` : '') + (a.stateLabel ? ` (${a.stateLabel})` : ''),
         age(now - a.stateSince),
-        a.state === 'done' || a.state === 'idle' ? (a.seen ? 'yes' : 'no') : '-',
+        a.seen === null ? '-' : a.seen ? 'yes' : 'no',
         a.session,
         a.windowIndex === null ? a.window : `${a.windowIndex} ${a.window}`,
         a.pane,

@@ -19,7 +19,8 @@ export interface AgentRow {
   backgroundTasks: number;
   conversationId: string | null;
   conversationFrom: string | null;
-  seen: boolean;
+  /** Whether the user has looked at it since it settled: for done and idle; null in other states. */
+  seen: boolean | null;
   /** Messages waiting to be delivered, and whether delivery is paused after a stall. */
   queue: number;
   queueStalled: boolean;
@@ -65,7 +66,7 @@ export function agentRow(a: WatchedAgent, sup: Supervisor): AgentRow {
     backgroundTasks: v.backgroundTasks,
     conversationId: v.conversationId,
     conversationFrom: v.conversationFrom,
-    seen: v.seen,
+    seen: a.state === 'done' || a.state === 'idle' ? v.seen : null,
     name: a.name,
     agent: a.agent,
     reportedAgent: v.reportedAgent,

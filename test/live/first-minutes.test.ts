@@ -73,6 +73,12 @@ describe.skipIf(!tmuxAvailable)('tmux etiquette: nothing changes unless asked', 
     await waitFor(async () => (await env.lsJson()).length === 1, { what: 'the window watched again' });
     expect(await option('window-status-format')).not.toContain('@nerdr_light');
     expect(await option('status-right')).not.toContain('@nerdr_summary');
+    // the SEEN column and --json's seen say the same: nothing to see while not done/idle
+    const rows = await env.lsJson();
+    expect(rows[0]!.state).toBe('unknown');
+    expect(rows[0]!.seen).toBeNull();
+    const line = (await env.nerdr('ls')).stdout.split('\n')[1]!;
+    expect(line).toMatch(/\bunknown\s+\S+\s+-\s/);
     const inst = await env.nerdr('tmux', 'install');
     expect(inst.code, inst.stderr).toBe(0);
     expect(await option('window-status-format')).toContain('@nerdr_light');
