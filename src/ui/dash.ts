@@ -104,8 +104,22 @@ export class Dashboard {
     return Math.max(1, (this.list.height as number) - 3);
   }
 
+  /**
+   * The list takes 40% of the screen, or more when that is too small to show its rows (a 12-line
+   * popup gave it a single line, taken by the column names): the preview gets what is left.
+   */
+  private layout(): void {
+    const total = Math.max(0, (this.screen.height as number) - 2); // header and footer
+    const want = this.rows.length + 3; // borders and the column names
+    const list = Math.max(4, Math.min(total, Math.max(Math.floor(((this.screen.height as number) * 40) / 100), Math.min(want, total - 3))));
+    this.list.height = list;
+    this.preview.top = 1 + list;
+    this.preview.height = Math.max(0, total - list);
+  }
+
   private draw(): void {
     this.rows = dashRows(this.agents, this.now(), this.home);
+    this.layout();
     let idx = this.rows.findIndex((r) => r.key === this.selectedKey);
     if (idx < 0 && this.rows.length) {
       idx = 0;
@@ -115,7 +129,8 @@ export class Dashboard {
     if (idx < this.top) this.top = Math.max(0, idx);
     if (idx >= this.top + h) this.top = idx - h + 1;
     this.top = Math.min(this.top, Math.max(0, this.rows.length - h));
-    const width = Math.max(20, (this.list.width as number) - 2 - 2);
+    // borders, the light and its space; one more column, as blessed counts an ending '…' as two
+    const width = Math.max(10, (this.list.width as number) - 2 - 2 - 1);
     const lines = [`{bold}  ${escapeTags(rowCells(null, width))}{/bold}`];
     for (const [i, r] of this.rows.slice(this.top, this.top + h).entries()) {
       const cells = escapeTags(rowCells(r, width));

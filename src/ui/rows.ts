@@ -83,10 +83,11 @@ export function rowCells(r: DashRow | null, width: number): string {
   const c = COLUMNS;
   const fixed = c.name + c.agent + c.state + c.age + c.queue;
   const rest = Math.max(4, width - fixed);
-  if (!r) return fit('NAME', c.name) + fit('AGENT', c.agent) + fit('STATE', c.state) + fit('FOR', c.age) + fit('QUEUE', c.queue) + fit('CWD', rest);
+  // never wider than asked: a row that wraps pushes the rows after it out of a small popup
+  if (!r) return fit(fit('NAME', c.name) + fit('AGENT', c.agent) + fit('STATE', c.state) + fit('FOR', c.age) + fit('QUEUE', c.queue) + fit('CWD', rest), width);
   // what the agent reported to show (its state's text, a title) comes first; the folder then
   // gives way at the end rather than at the start
   const shown = [r.stateLabel, r.title].filter(Boolean).join(' · ');
   const last = shown ? fit(`${shown}  ${r.cwd}`, rest) : fit(r.cwd, rest, true);
-  return fit(r.name, c.name) + fit(r.agent, c.agent) + fit(r.state, c.state) + fit(r.age, c.age) + fit(r.queue, c.queue) + last;
+  return fit(fit(r.name, c.name) + fit(r.agent, c.agent) + fit(r.state, c.state) + fit(r.age, c.age) + fit(r.queue, c.queue) + last, width);
 }

@@ -67,8 +67,8 @@ afterEach(() => {
   cleanup = [];
 });
 
-function open(screens?: Record<string, string>) {
-  const fs = fakeScreen(100, 30);
+function open(screens?: Record<string, string>, cols = 100, rows = 30) {
+  const fs = fakeScreen(cols, rows);
   cleanup.push(fs.destroy);
   const { actions, calls } = fakeActions(screens);
   const dash = new Dashboard({ screen: fs.screen, actions, now: () => NOW, tickMs: 0, home: '/home/me' });
@@ -140,6 +140,15 @@ describe('dashboard screen', () => {
     expect(row('fixer')).toMatch(/● fixer\s+claude\s+blocked\s+1m\s+2\s+~\/src\/app/);
     expect(row('tester')).toMatch(/● tester\s+opencode\s+done\s+5s\s+-\s+\/srv\/t/);
     expect(text.join('\n')).toContain('enter go · s send · x stop · q quit');
+  });
+
+  it('a 40x12 popup still shows every row, the preview below', async () => {
+    const d = open(undefined, 40, 12);
+    d.dash.update(AGENTS);
+    await settle();
+    const text = d.text().join('\n');
+    for (const name of ['writer', 'fixer', 'tester']) expect(text).toContain(name);
+    expect(text).toContain(' writer · working '); // the preview's label, below the list
   });
 
   it('draws the lights in their colours', async () => {
