@@ -3,7 +3,8 @@
 // Users choose them with tmux options (the TPM plugin documents them):
 //   @nerdr-glyph-<kind>   the glyph, e.g. '●'
 //   @nerdr-color-<kind>   a tmux style after fg=, e.g. 'red,bold' or '#ff8800' or 'colour245'
-// for every kind in LIGHT_KINDS. A light is then `#[fg=<color>]<glyph>#[default]`.
+// for every kind in LIGHT_KINDS. In the status line a light also has its own background
+// (@nerdr-light-bg, supervisor/lights.ts); the dashboard draws on the terminal's.
 
 import { tmux } from '../tmux/server.js';
 
@@ -54,7 +55,9 @@ export function blessedColour(c: string): string | null {
   const bright = /^bright(\w+)$/.exec(s);
   if (bright && BASIC.includes(bright[1]!)) return `light${bright[1]}`;
   const n = /^colou?r(\d{1,3})$/.exec(s);
-  if (n && Number(n[1]) < 256) return colour256(Number(n[1]));
+  // the palette index itself: blessed's own hex matching gives #8a8a8a (colour245, idle's grey)
+  // as yellow, the colour of working
+  if (n && Number(n[1]) < 256) return String(Number(n[1]));
   if (/^#[0-9a-f]{6}$/.test(s)) return s;
   return null;
 }

@@ -120,7 +120,7 @@ describe('theme', () => {
   it('maps tmux colours to blessed ones', () => {
     expect(blessedColour('red')).toBe('red');
     expect(blessedColour('brightred')).toBe('lightred');
-    expect(blessedColour('colour245')).toBe(colour256(245));
+    expect(blessedColour('colour245')).toBe('245');
     expect(colour256(245)).toBe('#8a8a8a');
     expect(colour256(196)).toBe('#ff0000');
     expect(blessedColour('default')).toBeNull();
@@ -164,6 +164,16 @@ describe('dashboard screen', () => {
     expect(fgOfLight('fixer')).toBe(1); // red
     expect(fgOfLight('writer')).toBe(3); // yellow
     expect(fgOfLight('tester')).toBe(2); // green
+  });
+
+  it('draws idle in the grey of the bar (colour245), not in the yellow of working', async () => {
+    const d = open();
+    d.dash.update([...AGENTS, agent({ name: 'resting', state: 'idle', window: '@4', windowIndex: 4, pane: '%4', id: 'id-resting' })]);
+    await settle();
+    const lines = (d.screen as unknown as { lines: [number, string][][] }).lines;
+    const y = d.text().findIndex((l) => l.includes('resting'));
+    const x = d.text()[y]!.indexOf('○');
+    expect((lines[y]![x]![0] >> 9) & 0x1ff).toBe(245);
   });
 
   it('previews the selected agent and follows the selection and every change', async () => {
