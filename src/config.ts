@@ -150,8 +150,10 @@ export function parseConfig(text: string): { config: NerdrConfig; problems: Conf
   try {
     raw = parseToml(text);
   } catch (e) {
-    const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? 'syntax error';
-    return { config: defaultConfig(), problems: [{ key: '', message: `not valid TOML: ${msg}`, used: 'defaults' }] };
+    const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0]!.replace(/^Invalid TOML document: /, '') || 'syntax error';
+    const at = e as { line?: unknown; column?: unknown };
+    const where = typeof at.line === 'number' ? ` at line ${at.line}${typeof at.column === 'number' ? `, column ${at.column}` : ''}` : '';
+    return { config: defaultConfig(), problems: [{ key: '', message: `not valid TOML${where}: ${msg}`, used: 'defaults' }] };
   }
   return validateConfig(raw);
 }
@@ -172,5 +174,10 @@ export function loadConfig(configDir: string): LoadedConfig {
 
 /** One line per problem, for stderr, doctor and the log. */
 export function formatProblem(file: string, p: ConfigProblem): string {
-  return p.key === '' ? `${file}: ${p.message}; using ${p.used}` : `${file}: ${p.key}: ${p.message}; using ${p.used}`;
+  return `${file}: ${problemText(p)}`;
+}
+
+/** A problem without its file (for lists under the file's name). */
+export function problemText(p: ConfigProblem): string {
+  return p.key === '' ? `${p.message}; using ${p.used}` : `${p.key}: ${p.message}; using ${p.used}`;
 }

@@ -7,7 +7,7 @@ import { NerdrError } from '../errors.js';
 import { checkTmuxVersion, resolveSocket, serverRunning, tmux } from '../tmux/server.js';
 import { serverFiles, stateDir } from '../paths.js';
 import { request } from '../supervisor/socket/index.js';
-import { STATUS_OPTIONS } from '../tmux/status.js';
+import { STATUS_OPTIONS, readsMarker } from '../tmux/status.js';
 import { degradedOn, tmuxFeatures } from '../tmux/features.js';
 import { globalOpts } from './context.js';
 import { printJson } from './print.js';
@@ -29,13 +29,13 @@ async function fileChecks(): Promise<Check[]> {
       ? { name: 'manifests', ok: true, detail: 'every rule file is valid' }
       : { name: 'manifests', ok: false, detail: problems.map((p) => `${p.path}: ${p.reason}`).join('; '), fix: 'correct or remove the file (nerdr manifests check FILE); the next source is used meanwhile' },
   );
-  const { loadConfig, formatProblem } = await import('../config.js');
+  const { loadConfig, problemText } = await import('../config.js');
   const { configDir } = await import('../paths.js');
   const loaded = loadConfig(configDir());
   checks.push(
     loaded.problems.length === 0
       ? { name: 'config', ok: true, detail: loaded.exists ? loaded.path : `${loaded.path} (none: defaults)` }
-      : { name: 'config', ok: false, detail: loaded.problems.map((p) => formatProblem(loaded.path, p)).join('; '), fix: 'correct those keys (docs/config.md); the defaults are used meanwhile' },
+      : { name: 'config', ok: false, detail: [`${loaded.path}:`, ...loaded.problems.map((p) => `  ${problemText(p)}`)].join('\n'), fix: 'correct those keys (docs/config.md); the defaults are used meanwhile' },
   );
   return checks;
 }
@@ -119,7 +119,8 @@ async function runChecks(cmd: Command): Promise<Check[]> {
   }
   for (const { option, marker } of STATUS_OPTIONS) {
     const r = await tmux(sock, ['show-options', '-gv', option]);
-    const ok = r.stdout.includes(marker);
+    // through a theme's options too (catppuccin's status module holds the summary)
+    const ok = await readsMarker(async (args) => (await tmux(sock, args)).stdout, r.stdout, marker);
     checks.push({ name: `lights in ${option}`, ok, detail: ok ? 'installed' : 'missing', ...(ok ? {} : { fix: 'nerdr tmux install (or the TPM plugin tmux/nerdr.tmux)' }) });
   }
   return checks;
@@ -135,7 +136,8 @@ export function register(program: Command): void {
       if (opts.json) printJson(checks);
       else {
         for (const c of checks) {
-          process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}\n`);
+          // a detail of several lines (one per problem) is indented under its check
+          process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail.split('\n').join('\n     ')}\n`);
           if (!c.ok && c.fix) process.stdout.write(`     fix: ${c.fix}\n`);
         }
       }

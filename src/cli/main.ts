@@ -73,6 +73,13 @@ export async function buildProgram(args: string[] = []): Promise<Command> {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `nerdr ls | head`: a reader that stops early is no error
+  for (const out of [process.stdout, process.stderr]) {
+    out.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+      throw err;
+    });
+  }
   // herdr's `pane …` grammar is not commander's (a pane id may start with `-`; herdr's exit
   // codes): pane.ts parses it whole, before commander could read `-V…` or `-L…` in it.
   if (commandWord(argv.slice(2)) === 'pane') {

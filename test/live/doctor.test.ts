@@ -47,6 +47,22 @@ describe.skipIf(!tmuxAvailable)('nerdr doctor and the tmux version', () => {
     }
   });
 
+  it('config problems: one line each under the file, TOML errors with their line', async () => {
+    const { writeFileSync, mkdirSync } = await import('node:fs');
+    mkdirSync(env.configDir, { recursive: true });
+    writeFileSync(path.join(env.configDir, 'config.toml'), '[lights]\nauto_install = "x"\nglyph = 3\n');
+    let out = (await env.nerdr('doctor')).stdout;
+    const at = out.split('\n').findIndex((l) => l.startsWith('FAIL config: '));
+    expect(out.split('\n')[at]).toBe(`FAIL config: ${path.join(env.configDir, 'config.toml')}:`);
+    expect(out.split('\n')[at + 1]).toMatch(/^\s+lights\.auto_install: must be true or false/);
+    expect(out.split('\n')[at + 2]).toMatch(/^\s+lights\.glyph: unknown key/);
+    expect(out.split(path.join(env.configDir, 'config.toml')).length - 1).toBe(1);
+    writeFileSync(path.join(env.configDir, 'config.toml'), '[lights]\nauto_install = tru\n');
+    out = (await env.nerdr('doctor')).stdout;
+    expect(out).toMatch(/not valid TOML at line 2, column \d+/);
+    writeFileSync(path.join(env.configDir, 'config.toml'), '');
+  });
+
   it('on tmux before 3.3 the supervisor keeps windows at their size (its control client is ignore-size)', async () => {
     const r = await env.nerdr('new', '-d', '--name', 'sized', '--cmd', 'sleep 100');
     expect(r.code, r.stderr).toBe(0);

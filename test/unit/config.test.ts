@@ -93,7 +93,7 @@ x = 1
     expect(config).toEqual(defaultConfig());
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ key: '', used: 'defaults' });
-    expect(problems[0]!.message).toMatch(/not valid TOML/);
+    expect(problems[0]!.message).toMatch(/^not valid TOML at line 1, column \d+: /);
   });
 
   it('unknown agents are reported but kept; bad agent names are dropped', () => {
