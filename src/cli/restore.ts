@@ -232,9 +232,6 @@ async function createOne(cmd: Command, w: PlannedWindow, res: WindowResult): Pro
   else if (w.saved.argv.length > 0) {
     // not a known agent (a `nerdr new --cmd` window): its saved command runs again as it was
     plan = { argv: w.saved.argv, env: {}, notes: [] };
-    res.resume = 'fresh';
-    res.why = 'its saved command runs again';
-    note = 'the saved command was started again';
   } else throw new NerdrError(`${w.agent} is not an agent nerdr can start, and no command was saved for ${w.name}`);
   for (const n of plan.notes) process.stderr.write(`nerdr: ${w.session}:${w.name}: ${n}\n`);
   let argv = plan.argv;

@@ -299,6 +299,12 @@ export function planRestore(saved: SavedSession[], ctx: PlanContext): SessionPla
             ? `nerdr cannot resume a ${w.agent} conversation`
             : `no conversation id saved, and ${w.agent} has no safe "newest in this folder" resume`;
       }
+      if (w.agent === 'unknown' && w.argv.length > 0) {
+        // a `nerdr new --cmd` window: no conversation to speak of, its command runs again (the
+        // real run and --dry-run say the same)
+        windows.push({ ...base, index, action: 'create', args: freshArgs, resume: 'fresh', conversationId: null, conversationFrom: null, why: `its saved command runs again${where}`, note: 'the saved command was started again' });
+        continue;
+      }
       windows.push({ ...base, index, action: 'create', args: freshArgs, resume: 'fresh', conversationId: null, conversationFrom: null, why: `new conversation: ${reason}${where}`, note: `started a new conversation: ${reason}` });
     }
     plans.push({ session: s.session, create: !ctx.sessions.includes(s.session), windows });

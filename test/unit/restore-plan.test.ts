@@ -216,3 +216,12 @@ describe('what restore does at run time', () => {
     expect(ok.stdout).toBe('a b|$HOME|');
   });
 });
+
+describe('a --cmd window', () => {
+  it('says its saved command runs again, not "a unknown conversation"', () => {
+    const p = one(win({ agent: 'unknown', argv: ['/bin/sh', '-c', 'make watch'], args: [], conversationId: null, conversationFrom: null }));
+    expect(p.action).toBe('create');
+    expect(p.why).toBe('its saved command runs again');
+    expect(p.why).not.toMatch(/a unknown/);
+  });
+});
