@@ -2,8 +2,9 @@
 # nerdr's tmux plugin (TPM entry point; or `run-shell /path/to/nerdr/tmux/nerdr.tmux`).
 #
 # - puts nerdr's light in front of window-status-format / window-status-current-format and its
-#   summary in front of status-right, as `nerdr tmux install` does: idempotent, the old value
-#   kept in @nerdr_saved_<option> (set @nerdr-lights to "off" to write your own formats);
+#   summary in front of status-right, as `nerdr tmux install` does: only where the format does
+#   not read it already (itself or through a theme's options), the old value kept in
+#   @nerdr_saved_<option> (set @nerdr-lights to "off" to write your own formats);
 # - binds keys only where asked: @nerdr-key-next (jump to the agent that needs you) and
 #   @nerdr-key-dash (the dashboard in a popup), in the prefix table, never over a tmux default;
 # - glyphs and colours are options the supervisor reads: @nerdr-glyph-<kind>, @nerdr-color-<kind>
@@ -43,13 +44,46 @@ sh_quote() {
 warnings=''
 warn() {
 	warnings="${warnings:+$warnings; }$1"
-	tmux display-message "nerdr: $1" 2>/dev/null || true
+}
+
+# Shows the warnings where the user sees them: now when a client is attached (a config reload),
+# else once the first client attaches (a message shown while tmux starts is never seen). The
+# hook's text is fixed; the warnings themselves are read from @nerdr-plugin-warnings.
+show_warnings() {
+	if [ -n "$(tmux list-clients -F x 2>/dev/null)" ]; then
+		tmux display-message -d 10000 'nerdr: #{@nerdr-plugin-warnings}' 2>/dev/null || true
+	else
+		tmux set-hook -g 'client-attached[77]' "display-message -d 10000 'nerdr: #{@nerdr-plugin-warnings}' ; set-hook -gu 'client-attached[77]'"
+	fi
+}
+
+# What prefix KEY runs when something other than nerdr bound it (empty: free, or nerdr's own).
+bound_elsewhere() {
+	tmux list-keys -T prefix 2>/dev/null | awk -v k="$1" '{
+		i = ($2 == "-r") ? 5 : 4
+		if ($i == k) { line = ""; for (j = i + 1; j <= NF; j++) line = line (j > i + 1 ? " " : "") $j; print line; exit }
+	}' | grep -v nerdr
+}
+
+# Whether a format reads the marker: itself, or through the user options it names, as a theme's
+# status module does (catppuccin: #{E:@catppuccin_status_nerdr} holds #{E:@catppuccin_nerdr_text},
+# which holds #{E:@nerdr_summary}). Up to 3 levels; each level in a subshell, for its variables.
+reads_marker() {
+	case "$1" in *"$2"*) return 0 ;; esac
+	[ "${3:-3}" -gt 0 ] || return 1
+	for ref in $(printf '%s' "$1" | grep -o '@[A-Za-z0-9_-]*' | sort -u | head -n 64); do
+		inner="$(tmux show-option -gqv "$ref")"
+		[ -n "$inner" ] || inner="$(tmux show-option -gwqv "$ref")"
+		[ -n "$inner" ] && (reads_marker "$inner" "$2" $((${3:-3} - 1))) && return 0
+	done
+	return 1
 }
 
 install_prefix() {
 	option="$1" prefix="$2" marker="$3"
 	current="$(tmux show-option -gv "$option")"
-	case "$current" in *"$marker"*) return 0 ;; esac
+	# the user's config (or theme) already shows it: a prefix would show it twice
+	reads_marker "$current" "$marker" && return 0
 	tmux set-option -g "@nerdr_saved_$option" "$(argv_safe "$current")"
 	tmux set-option -g "$option" "$(argv_safe "$prefix$current")"
 }
@@ -78,6 +112,11 @@ bind_key() {
 		warn "$option: prefix $key is a tmux default (or TPM's); not bound. Choose a free key, e.g. N or C-g"
 		return 0
 	fi
+	taken="$(bound_elsewhere "$key")"
+	if [ -n "$taken" ]; then
+		warn "$option: prefix $key is already bound by your config ($taken); not replaced. Choose a free key (tmux list-keys -T prefix)"
+		return 0
+	fi
 	tmux bind-key -T prefix "$(argv_safe "$key")" "$@"
 }
 
@@ -94,6 +133,7 @@ main() {
 	bind_key @nerdr-key-dash display-popup -E -w "$width" -h "$height" "$nerdr dash"
 	if [ -n "$warnings" ]; then
 		tmux set-option -g @nerdr-plugin-warnings "$(argv_safe "$warnings")"
+		show_warnings
 	else
 		tmux set-option -gu @nerdr-plugin-warnings
 	fi

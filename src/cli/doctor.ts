@@ -117,6 +117,8 @@ async function runChecks(cmd: Command): Promise<Check[]> {
   } catch {
     checks.push({ name: 'supervisor', ok: true, detail: 'not running (any nerdr command that needs it starts it)' });
   }
+  const plugin = (await tmux(sock, ['show-options', '-gqv', '@nerdr-plugin-warnings'])).stdout.trim();
+  if (plugin) checks.push({ name: 'tmux plugin', ok: false, detail: plugin, fix: 'choose free keys for @nerdr-key-next / @nerdr-key-dash (tmux list-keys -T prefix), then reload your tmux config' });
   for (const { option, marker } of STATUS_OPTIONS) {
     const r = await tmux(sock, ['show-options', '-gv', option]);
     // through a theme's options too (catppuccin's status module holds the summary)

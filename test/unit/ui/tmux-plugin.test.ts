@@ -115,6 +115,25 @@ describe.skipIf(!hasTmux)('tmux/nerdr.tmux', () => {
     expect(warnings).toContain('@nerdr-key-next: prefix I is');
   });
 
+  it("refuses a key the user's config already binds (oh-my-tmux's F), says so on the first attach; rebinds its own", async () => {
+    const t = await server();
+    await t('bind-key', '-T', 'prefix', 'F', 'display-message', 'mine');
+    await t('set-option', '-g', '@nerdr-key-next', 'F');
+    await t('set-option', '-g', '@nerdr-key-dash', 'N');
+    await t('run-shell', PLUGIN);
+    const keys = (await t('list-keys', '-T', 'prefix')).split('\n');
+    expect(keys.find((l) => / F +/.test(l))).toMatch(/display-message mine/);
+    expect(keys.find((l) => / N +/.test(l))).toMatch(/display-popup/);
+    expect(await show(t, '@nerdr-plugin-warnings')).toContain('@nerdr-key-next: prefix F is already bound by your config (display-message mine); not replaced');
+    // no client is attached while a config loads: the message waits for the first attach
+    expect(await t('show-hooks', '-g', 'client-attached')).toMatch(/display-message -d 10000 .*@nerdr-plugin-warnings/);
+    // loading the plugin again (a config reload) keeps nerdr's own binding of N, without a warning for it
+    await t('set-option', '-g', '@nerdr-key-next', 'K');
+    await t('run-shell', PLUGIN);
+    expect((await t('list-keys', '-T', 'prefix')).split('\n').find((l) => / N +/.test(l))).toMatch(/display-popup/);
+    expect(await show(t, '@nerdr-plugin-warnings')).toBe('');
+  });
+
   it('catppuccin module: defines @catppuccin_status_nerdr from catppuccin v2 status_module.conf', async () => {
     const t = await server();
     // a stand-in for catppuccin's utils/status_module.conf: it builds the module from the three options
