@@ -120,7 +120,26 @@ bind_key() {
 	tmux bind-key -T prefix "$(argv_safe "$key")" "$@"
 }
 
+# For tmux arguments it expands as formats (run-shell's command, display-message): # → ##.
+format_safe() {
+	printf '%s' "$1" | sed 's/#/##/g'
+}
+
+# A TPM install is a plain clone: nothing built. Build it once, in the background, and say so.
+build_if_needed() {
+	[ -f "$ROOT_DIR/dist/cli/main.js" ] && return 0
+	if ! command -v npm >/dev/null 2>&1; then
+		warn "nerdr is not built and npm is not on PATH: install Node.js 20 or newer, then run npm install in $ROOT_DIR"
+		return 0
+	fi
+	log="$ROOT_DIR/.nerdr-build.log"
+	tmux set-option -g @nerdr-plugin-build "building (npm install in $(argv_safe "$ROOT_DIR"), log: .nerdr-build.log)"
+	script="cd $(sh_quote "$ROOT_DIR") && npm install --no-audit --no-fund >$(sh_quote "$log") 2>&1"
+	tmux run-shell -b "$(format_safe "$script") && tmux set-option -gu @nerdr-plugin-build \; display-message 'nerdr: built, ready' || tmux set-option -g @nerdr-plugin-build 'failed: see .nerdr-build.log in the plugin folder' \; display-message 'nerdr: the first build failed (see .nerdr-build.log in the plugin folder)'"
+}
+
 main() {
+	build_if_needed
 	if [ "$(get_option @nerdr-lights on)" != off ]; then
 		install_prefix window-status-format "$LIGHT_PREFIX" @nerdr_light
 		install_prefix window-status-current-format "$LIGHT_PREFIX" @nerdr_light

@@ -2,7 +2,7 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,6 +132,28 @@ describe.skipIf(!hasTmux)('tmux/nerdr.tmux', () => {
     await t('run-shell', PLUGIN);
     expect((await t('list-keys', '-T', 'prefix')).split('\n').find((l) => / N +/.test(l))).toMatch(/display-popup/);
     expect(await show(t, '@nerdr-plugin-warnings')).toBe('');
+  });
+
+  it('a TPM clone that was never built is built on first load, in the background, and says so', async () => {
+    const t = await server();
+    // a clone without dist/, and an npm that "installs" by making dist/cli/main.js
+    const clone = mkdtempSync(path.join(os.tmpdir(), 'nerdr-#clone-'));
+    dirs.push(clone);
+    mkdirSync(path.join(clone, 'tmux'));
+    writeFileSync(path.join(clone, 'tmux', 'nerdr.tmux'), readFileSync(PLUGIN));
+    const bin = path.join(clone, 'fakebin');
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, 'npm'), '#!/bin/sh\necho "npm $*"; mkdir -p dist/cli && echo built > dist/cli/main.js\n', { mode: 0o755 });
+    await t('set-environment', '-g', 'PATH', `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`);
+    // run-shell expands formats in its command: the # of the folder is written ## here
+    await t('run-shell', `sh ${path.join(clone, 'tmux', 'nerdr.tmux').replace(/#/g, '##')}`);
+    const built = path.join(clone, 'dist', 'cli', 'main.js');
+    for (const end = Date.now() + 10_000; !existsSync(built) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(built)).toBe(true);
+    expect(readFileSync(path.join(clone, '.nerdr-build.log'), 'utf8')).toContain('npm install --no-audit --no-fund');
+    // the status option goes once the build is done
+    for (const end = Date.now() + 10_000; (await show(t, '@nerdr-plugin-build')) !== '' && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+    expect(await show(t, '@nerdr-plugin-build')).toBe('');
   });
 
   it('catppuccin module: defines @catppuccin_status_nerdr from catppuccin v2 status_module.conf', async () => {
