@@ -1,6 +1,7 @@
 // Which tmux server nerdr talks to, one-shot tmux commands, and the version check.
 
 import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
 import { argvSafe } from './quote.js';
@@ -50,6 +51,9 @@ export interface TmuxResult {
  * command from starting a server by accident; `startServer` leaves it out (new-session).
  */
 export function tmux(socketPath: string, args: string[], opts: { input?: string; startServer?: boolean } = {}): Promise<TmuxResult> {
+  // tmux makes its socket folder (tmux-<uid>, 0700) only for -L; with -S a server started on a
+  // machine that never ran tmux would fail to listen, so the folder is made here
+  if (opts.startServer) mkdirSync(path.dirname(socketPath), { recursive: true, mode: 0o700 });
   return new Promise((resolve, reject) => {
     const child = execFile(
       'tmux',

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NERDR_BIN, REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { NERDR_BIN, REPO_ROOT, run, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 
 describe.skipIf(!tmuxAvailable)('the first ten minutes', () => {
   let env: LiveEnv;
@@ -151,5 +151,53 @@ describe.skipIf(!tmuxAvailable)("the plugin's next-agent key", () => {
       expect(win).toBe(want);
       expect(mode ?? '').toBe(''); // not view-mode: run-shell printed nothing
     }
+  });
+});
+
+describe.skipIf(!tmuxAvailable)('the demo explains itself', () => {
+  let env: LiveEnv;
+  beforeAll(async () => {
+    env = await startLiveEnv();
+  });
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  it('opens a live guide beside its agents, reuses them when run again, and ends with --stop', async () => {
+    const first = await env.nerdr('demo');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^demo agents in windows \d+, \d+, \d+; the guide is window \d+\./);
+    const again = await env.nerdr('demo');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^the demo was already running/);
+    const names = (await env.tmuxOk('list-windows', '-t', '=user', '-F', '#{window_name}')).split('\n').filter(Boolean);
+    expect(names.filter((n) => n === 'nerdr-guide')).toHaveLength(1);
+    expect(names.filter((n) => n.startsWith('demo-')).sort()).toEqual(['demo-asks', 'demo-fast', 'demo-slow']);
+    // the numbers it names are the ones in the status bar
+    const byIndex = Object.fromEntries(
+      (await env.tmuxOk('list-windows', '-t', '=user', '-F', '#{window_index} #{window_name}')).split('\n').filter(Boolean).map((l) => l.split(' ')),
+    );
+    const [, nums = '', guideNum = ''] = /windows ([\d, ]+); the guide is window (\d+)/.exec(again.stdout) ?? [];
+    expect(nums.split(', ').map((n) => byIndex[n])).toEqual(['demo-fast', 'demo-asks', 'demo-slow']);
+    expect(byIndex[guideNum]).toBe('nerdr-guide');
+    // the guide: the legend, the agents as they are, commands for this very server
+    const guide = await waitFor(async () => {
+      const t = await env.tmuxOk('capture-pane', '-p', '-t', '=user:nerdr-guide');
+      return /window \d+\s+demo-asks\s+(working|blocked|done|idle)/.test(t) && t;
+    }, { what: 'the guide listing the demo agents', timeoutMs: 20_000 });
+    expect(guide).toContain('What a light means');
+    expect(guide).toContain(`-L ${env.server} ls`);
+    expect(guide).toMatch(/End it: .* demo --stop/);
+    // a command exactly as printed works
+    const tryLine = /^Try: (.*)$/m.exec(again.stdout)![1]!;
+    const printed = await run('/bin/sh', ['-c', tryLine], { env: env.env });
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain('demo-asks');
+
+    const stop = await env.nerdr('demo', '--stop');
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toBe('stopped 3 demo agents and the guide\n');
+    await waitFor(async () => (await env.lsJson()).length === 0, { what: 'no demo agents left' });
+    expect((await env.tmuxOk('list-windows', '-t', '=user', '-F', '#{window_name}')).split('\n')).not.toContain('nerdr-guide');
   });
 });
