@@ -1,6 +1,6 @@
 // Adding nerdr's light in front of the user's own status formats, and taking it out again.
 // The user's text is kept: the prefix is inserted, the old value is backed up in
-// @nerdr_saved_<option>, and uninstall removes exactly the prefix.
+// @nerdr_saved_<option>, and uninstall removes exactly that prefix, only where nerdr put it.
 
 export const LIGHT_PREFIX = '#{?@nerdr_light,#{E:@nerdr_light} ,}';
 export const SUMMARY_PREFIX = '#{E:@nerdr_summary}';
@@ -13,44 +13,79 @@ export const STATUS_OPTIONS = [
 
 export type StatusOption = (typeof STATUS_OPTIONS)[number]['option'];
 
-/** The new value with the prefix, or null when it is already there. */
-export function withPrefix(current: string, prefix: string, marker: string): string | null {
-  if (current.includes(marker)) return null;
-  return prefix + current;
-}
+export const savedOption = (option: string): string => `@nerdr_saved_${option}`;
 
-/** The value without our prefix (wherever the user's config moved it), or null when absent. */
-export function withoutPrefix(current: string, prefix: string): string | null {
-  if (!current.includes(prefix)) return null;
-  return current.split(prefix).join('');
+/**
+ * The value without the prefix nerdr put in front of `saved` (the value it found), or null when
+ * that is not how the value starts. Only the start: the same text elsewhere is the user's
+ * (catppuccin's window text, a format written by hand), and so is a value nerdr never changed.
+ * Text appended after the install (`set -ga`) is kept.
+ */
+export function withoutPrefix(current: string, prefix: string, saved: string | null): string | null {
+  if (saved === null || !current.startsWith(prefix + saved)) return null;
+  return current.slice(prefix.length);
 }
 
 /** Runs one tmux command given as argv and answers its output (the control channel or a one-shot). */
 export type RunArgv = (args: string[]) => Promise<string>;
 
+const USER_OPTION = /@[A-Za-z0-9_-]+/g;
+
+/**
+ * Whether a format reads `marker`: itself, or through the user options it names, as a theme's
+ * status module does (catppuccin: status-right holds #{E:@catppuccin_status_nerdr}, which holds
+ * #{E:@catppuccin_nerdr_text}, which holds #{E:@nerdr_summary}). Follows up to `depth` levels.
+ */
+export async function readsMarker(run: RunArgv, value: string, marker: string, depth = 3, seen = new Set<string>()): Promise<boolean> {
+  if (value.includes(marker)) return true;
+  if (depth <= 0) return false;
+  for (const name of new Set(value.match(USER_OPTION) ?? [])) {
+    if (seen.has(name) || seen.size >= 64) continue;
+    seen.add(name);
+    const global = await run(['show-options', '-gqv', name]).catch(() => '');
+    const inner = global || (await run(['show-options', '-gwqv', name]).catch(() => ''));
+    if (inner && (await readsMarker(run, inner, marker, depth - 1, seen))) return true;
+  }
+  return false;
+}
+
+/** The option's value as tmux shows it, without the final line break. */
+async function value(run: RunArgv, option: string): Promise<string> {
+  return (await run(['show-options', '-gv', option])).replace(/\n$/, '');
+}
+
+/** The value nerdr recorded when it prefixed the option, or null when it did not. */
+async function savedValue(run: RunArgv, option: string): Promise<string | null> {
+  const name = savedOption(option);
+  // -q answers '' both for unset and for an empty value; the name line tells them apart
+  const listed = await run(['show-options', '-gq', name]).catch(() => '');
+  if (!listed.startsWith(`${name} `)) return null;
+  return (await run(['show-options', '-gqv', name])).replace(/\n$/, '');
+}
+
 /** Puts the prefixes in front of the user's options, backing the old values up; returns what changed. */
 export async function installLights(run: RunArgv): Promise<StatusOption[]> {
   const changed: StatusOption[] = [];
   for (const { option, prefix, marker } of STATUS_OPTIONS) {
-    const current = (await run(['show-options', '-gv', option])).replace(/\n$/, '');
-    const next = withPrefix(current, prefix, marker);
-    if (next === null) continue;
-    await run(['set-option', '-g', `@nerdr_saved_${option}`, current]);
-    await run(['set-option', '-g', option, next]);
+    const current = await value(run, option);
+    // the user's config (or theme) already shows it: a prefix would show it twice
+    if (await readsMarker(run, current, marker)) continue;
+    await run(['set-option', '-g', savedOption(option), current]);
+    await run(['set-option', '-g', option, prefix + current]);
     changed.push(option);
   }
   return changed;
 }
 
-/** Takes the prefixes out again, keeping the user's own text; returns what changed. */
+/** Takes out the prefixes nerdr put in, keeping the user's own text; returns what changed. */
 export async function uninstallLights(run: RunArgv): Promise<StatusOption[]> {
   const changed: StatusOption[] = [];
   for (const { option, prefix } of STATUS_OPTIONS) {
-    const current = (await run(['show-options', '-gv', option])).replace(/\n$/, '');
-    const next = withoutPrefix(current, prefix);
+    const current = await value(run, option);
+    const next = withoutPrefix(current, prefix, await savedValue(run, option));
     if (next === null) continue;
     await run(['set-option', '-g', option, next]);
-    await run(['set-option', '-gu', `@nerdr_saved_${option}`]).catch(() => '');
+    await run(['set-option', '-gu', savedOption(option)]).catch(() => '');
     changed.push(option);
   }
   return changed;

@@ -60,6 +60,27 @@ describe.skipIf(!hasTmux)('tmux/nerdr.tmux', () => {
     expect(await show(t, '@nerdr_saved_status-right')).toBe('mine;');
   });
 
+  it("adds nothing where the formats already read the light and summary through catppuccin's options", async () => {
+    const t = await server();
+    // what catppuccin v2 builds with the native recipe of docs/tmux.md, and its status module
+    const wsf = ' #I #[fg=#cdd6f4,bg=#313244] #{?@nerdr_light,#{E:@nerdr_light} ,}#W ';
+    await t('set-option', '-g', 'window-status-format', wsf);
+    await t('set-option', '-g', 'window-status-current-format', wsf);
+    await t('set-option', '-g', '@catppuccin_nerdr_text', ' #{E:@nerdr_summary}');
+    await t('set-option', '-g', '@catppuccin_status_nerdr', '#[fg=#11111b,bg=#f9e2af]● #[fg=#cdd6f4,bg=#313244]#{E:@catppuccin_nerdr_text}');
+    await t('set-option', '-g', '@catppuccin_status_application', '#[fg=#eba0ac] #{pane_current_command}');
+    await t('set-option', '-g', 'status-right', '#{E:@catppuccin_status_application}#{E:@catppuccin_status_nerdr}');
+    await t('run-shell', PLUGIN);
+    expect(await show(t, 'window-status-format')).toBe(wsf);
+    expect(await show(t, 'window-status-current-format')).toBe(wsf);
+    expect(await show(t, 'status-right')).toBe('#{E:@catppuccin_status_application}#{E:@catppuccin_status_nerdr}');
+    expect(await show(t, '@nerdr_saved_status-right')).toBe('');
+    // a status-right whose options do not hold the summary still gets it
+    await t('set-option', '-g', 'status-right', '#{E:@catppuccin_status_application} user@host');
+    await t('run-shell', PLUGIN);
+    expect(await show(t, 'status-right')).toBe('#{E:@nerdr_summary}#{E:@catppuccin_status_application} user@host');
+  });
+
   it('leaves the formats alone with @nerdr-lights off', async () => {
     const t = await server();
     const before = await show(t, 'window-status-format');
