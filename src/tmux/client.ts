@@ -15,6 +15,10 @@ export interface Reply {
 
 const QUEUEING = /^(if-shell|if|run-shell|run|source-file|source|confirm-before|confirm|command-prompt)\b/;
 
+const PAUSE_LINE = /^%(pause|continue) %\d+$/;
+/** `refresh-client -A …`, with its flag quoted or not (quote.ts's command() quotes it). */
+const OUTPUT_CONTROL = /^refresh-client (-A|'-A') /;
+
 export function replyText(reply: Reply): string {
   return reply.lines.map((l) => l.toString('utf8')).join('\n');
 }
@@ -23,7 +27,8 @@ interface Pending {
   group: Reply[];
   expected: number;
   onDone: (replies: Reply[]) => void;
-  pauseInBlock: boolean;
+  /** Per command: it is `refresh-client -A`, whose block tmux < 3.8 prints %pause/%continue into. */
+  pauseBlocks: boolean[];
 }
 
 export interface ControlClientEvents {
@@ -48,7 +53,11 @@ export class ControlClient extends EventEmitter<ControlClientEvents> {
     super();
     this.parser = new ProtocolParser(
       (e) => this.onEvent(e),
-      (line) => this.pending[0]?.pauseInBlock === true && /^%(pause|continue) %\d+$/.test(line.toString('latin1')),
+      (line, block) => {
+        // only inside the reply to a refresh-client -A of ours: elsewhere it is pane text
+        const p = this.pending[0];
+        return block.flags === '1' && p?.pauseBlocks[p.group.length] === true && PAUSE_LINE.test(line.toString('latin1'));
+      },
     );
     this.child = spawn(tmuxBin, ['-N', '-S', socketPath, '-C', 'attach-session', '-E', '-t', `=${session}`], {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -102,7 +111,7 @@ export class ControlClient extends EventEmitter<ControlClientEvents> {
       group: [],
       expected: commands.length,
       onDone,
-      pauseInBlock: commands.some((c) => c.startsWith('refresh-client -A')),
+      pauseBlocks: commands.map((c) => OUTPUT_CONTROL.test(c)),
     });
     const line = commands.join(' ; ') + '\n';
     if (this.attached) this.child.stdin.write(line);

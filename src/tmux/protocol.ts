@@ -49,7 +49,7 @@ export class LineSplitter {
 /**
  * Turns lines into events. `inBlockNotification` decides whether a line inside an open
  * block is really a notification (tmux 3.3a prints %pause/%continue inside the reply block
- * of `refresh-client -A`).
+ * of `refresh-client -A`); it gets the block so far, to tell that reply from others.
  */
 export class ProtocolParser {
   private open: Block | null = null;
@@ -58,7 +58,7 @@ export class ProtocolParser {
 
   constructor(
     private readonly emit: (event: ProtocolEvent) => void,
-    private readonly inBlockNotification: (line: Buffer) => boolean = () => false,
+    private readonly inBlockNotification: (line: Buffer, block: Block) => boolean = () => false,
   ) {}
 
   line(line: Buffer): void {
@@ -72,7 +72,7 @@ export class ProtocolParser {
           this.emit({ type: 'block', block });
           return;
         }
-        if (this.inBlockNotification(line)) {
+        if (this.inBlockNotification(line, block)) {
           this.notification(text);
           return;
         }
