@@ -1,10 +1,13 @@
 // One control-mode client: `tmux -N -S <socket> -C attach-session -E -t '=<session>'`.
 // stdout is read without pause and parsed on the data path; replies are matched to the
 // lines we sent in FIFO order by the %begin flags (1 = ours, 0 = tmux's own, skipped).
+// When tmux goes silent after output or while it owes a reply, a no-op command makes it write
+// lines it may be holding back (stall.ts).
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { LineSplitter, ProtocolParser, type Block, type ProtocolEvent } from './protocol.js';
+import { StallWatch } from './stall.js';
 
 export interface Reply {
   ok: boolean;
@@ -15,6 +18,8 @@ export interface Reply {
 
 const QUEUEING = /^(if-shell|if|run-shell|run|source-file|source|confirm-before|confirm|command-prompt)\b/;
 
+/** Sent to make tmux write what it holds; prints one empty line. */
+const NUDGE = "display -p ''";
 const PAUSE_LINE = /^%(pause|continue) %\d+$/;
 /** `refresh-client -A …`, with its flag quoted or not (quote.ts's command() quotes it). */
 const OUTPUT_CONTROL = /^refresh-client (-A|'-A') /;
@@ -29,6 +34,12 @@ interface Pending {
   onDone: (replies: Reply[]) => void;
   /** Per command: it is `refresh-client -A`, whose block tmux < 3.8 prints %pause/%continue into. */
   pauseBlocks: boolean[];
+}
+
+export interface ControlClientOptions {
+  tmuxBin?: string;
+  /** Silence (ms) after output, or with a reply owed, before tmux is nudged; default 1000. */
+  quietMs?: number;
 }
 
 export interface ControlClientEvents {
@@ -47,10 +58,18 @@ export class ControlClient extends EventEmitter<ControlClientEvents> {
   /** Lines written before the attach finished would fail with "no current client". */
   private attached = false;
   private unsent: string[] = [];
+  private readonly now = Date.now;
+  private readonly watch: StallWatch;
+  private watchTimer: NodeJS.Timeout | null = null;
+  private nudgeOwed = false;
+  /** No-op commands sent to make tmux write what it held back. */
+  nudges = 0;
   readonly exited: Promise<number | null>;
 
-  constructor(readonly socketPath: string, readonly session: string, tmuxBin = 'tmux') {
+  constructor(readonly socketPath: string, readonly session: string, opts: ControlClientOptions = {}) {
     super();
+    const tmuxBin = opts.tmuxBin ?? 'tmux';
+    this.watch = new StallWatch(this.now, opts.quietMs ?? 1000);
     this.parser = new ProtocolParser(
       (e) => this.onEvent(e),
       (line, block) => {
@@ -70,6 +89,7 @@ export class ControlClient extends EventEmitter<ControlClientEvents> {
     this.exited = new Promise((resolve) => {
       this.child.on('close', (code) => {
         this.closed = true;
+        this.stopWatching();
         this.failPending();
         this.emit('exit', this.stderr.trim());
         resolve(code);
@@ -116,6 +136,7 @@ export class ControlClient extends EventEmitter<ControlClientEvents> {
     const line = commands.join(' ; ') + '\n';
     if (this.attached) this.child.stdin.write(line);
     else this.unsent.push(line);
+    this.watchFrom(this.watch.sent());
   }
 
   send(commands: string[]): Promise<Reply[]> {
@@ -143,7 +164,33 @@ export class ControlClient extends EventEmitter<ControlClientEvents> {
     this.child.kill('SIGKILL');
   }
 
+  private watchFrom(at: number | null): void {
+    if (at === null || this.closed) return;
+    if (this.watchTimer) clearTimeout(this.watchTimer);
+    this.watchTimer = setTimeout(() => this.look(), Math.max(0, at - this.now()));
+    this.watchTimer.unref();
+  }
+
+  private look(): void {
+    this.watchTimer = null;
+    if (this.closed) return;
+    const { nudge, next } = this.watch.look(this.pending.length, this.nudgeOwed);
+    if (nudge && this.attached) {
+      this.nudges++;
+      this.nudgeOwed = true;
+      this.sendWith([NUDGE], () => (this.nudgeOwed = false));
+    }
+    if (next !== null && !this.watchTimer) this.watchFrom(next);
+  }
+
+  private stopWatching(): void {
+    this.watch.stop();
+    if (this.watchTimer) clearTimeout(this.watchTimer);
+    this.watchTimer = null;
+  }
+
   private onEvent(e: ProtocolEvent): void {
+    this.watchFrom(this.watch.heardLine(e.type === 'output'));
     switch (e.type) {
       case 'output':
         this.emit('output', e.pane, e.data, e.ageMs);
