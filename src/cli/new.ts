@@ -94,7 +94,8 @@ export async function createWindow(cmd: Command, p: CreateParams): Promise<{ win
   const socketFile = await ensureSupervisor(sock);
   let r: { window: string; pane: string };
   try {
-    r = (await request(socketFile, 'nerdr.new', { ...p, session }, { timeoutMs: 15_000 })) as { window: string; pane: string };
+    // the program runs with this shell's environment (the supervisor strips what is tmux's or nerdr's)
+    r = (await request(socketFile, 'nerdr.new', { ...p, session, callerEnv: process.env }, { timeoutMs: 15_000 })) as { window: string; pane: string };
   } catch (err) {
     if (err instanceof SocketRequestError) throw new NerdrError(err.message);
     throw err;

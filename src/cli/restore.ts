@@ -257,6 +257,8 @@ async function createOne(cmd: Command, w: PlannedWindow, res: WindowResult): Pro
       session: w.session,
       ...(w.index !== null ? { index: w.index } : {}),
       watched: true,
+      // the environment of the shell running restore, as for nerdr new
+      callerEnv: process.env,
     },
     { timeoutMs: 20_000 },
   );
@@ -283,7 +285,7 @@ async function checkResume(cmd: Command, w: PlannedWindow, res: WindowResult): P
   const what = res.resume === 'id' ? `resume of ${w.conversationId}` : `resume of the newest conversation in ${w.cwd}`;
   const note = `${what} failed (${why}): started a new conversation`;
   const plan = await planLaunch(w.agent, w.freshArgs, res.cwd, true);
-  await call(cmd, 'nerdr.respawn', { target: res.window, argv: plan.argv, env: plan.env, ...(plan.conversationId ? { conversationId: plan.conversationId } : {}), note }, { timeoutMs: 20_000 });
+  await call(cmd, 'nerdr.respawn', { target: res.window, argv: plan.argv, env: plan.env, callerEnv: process.env, ...(plan.conversationId ? { conversationId: plan.conversationId } : {}), note }, { timeoutMs: 20_000 });
   res.resumeFailed = why;
   res.note = note;
   res.argv = plan.argv;

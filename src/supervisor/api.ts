@@ -6,7 +6,7 @@ import { stripControl } from './socket/sanitize.js';
 import type { SocketServer } from './socket/index.js';
 import type { Supervisor } from './supervisor.js';
 import type { WatchedAgent } from './agent.js';
-import { hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
+import { callerEnvironment, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
 import { replyText } from '../tmux/client.js';
 import { nerdrBin } from '../paths.js';
 import { command } from '../tmux/quote.js';
@@ -222,7 +222,8 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     if (argv.length === 0) throw new RpcError('invalid_params', 'argv must name a program');
     const env = p.env && typeof p.env === 'object' ? (p.env as Record<string, string>) : {};
     const secret = newSecret();
-    const fullEnv: Record<string, string> = { ...agentEnv(a.agent, secret, socketPath), ...env };
+    const caller = p.callerEnv && typeof p.callerEnv === 'object' ? callerEnvironment(p.callerEnv as Record<string, unknown>) : {};
+    const fullEnv: Record<string, string> = { ...caller, ...agentEnv(a.agent, secret, socketPath), ...env };
     await sup.runAll(respawnCommands(a.paneId, a.windowId, a.cwd, argv, fullEnv, hashSecret(secret)));
     a.secretHash = hashSecret(secret);
     // a new process: the old one's reported conversation, state and metadata go with it
@@ -283,9 +284,11 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     if (!path.isAbsolute(cwd)) throw new RpcError('invalid_params', 'cwd must be an absolute path');
     const secret = newSecret();
     const id = newAgentId();
+    // the caller's environment first; the window's own nerdr variables and the launch's on top
+    const caller = p.callerEnv && typeof p.callerEnv === 'object' ? callerEnvironment(p.callerEnv as Record<string, unknown>) : {};
     const env: Record<string, string> = watched
-      ? { ...agentEnv(agent, secret, socketPath), ...(p.env && typeof p.env === 'object' ? (p.env as Record<string, string>) : {}) }
-      : {};
+      ? { ...caller, ...agentEnv(agent, secret, socketPath), ...(p.env && typeof p.env === 'object' ? (p.env as Record<string, string>) : {}) }
+      : caller;
     const userArgs = Array.isArray(p.userArgs) ? p.userArgs.map(String) : [];
     const index = typeof p.index === 'number' && Number.isInteger(p.index) && p.index >= 0 ? p.index : undefined;
     const cmds = newWindowCommands({

@@ -9,6 +9,22 @@ import { HIDDEN_SESSION } from './discover.js';
 /** Variables a nested agent must not inherit (integration-protocol.md §1.6). */
 export const UNSET_VARS = ['CODEX_THREAD_ID', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'NERDR_AGENT_PARENT'];
 
+/**
+ * The environment of the process that asked for a window, as the window's program gets it: an
+ * exported variable, an activated virtualenv, the project's PATH. Without tmux's own (the pane
+ * gets its own TMUX, TMUX_PANE), nerdr's and herdr's (the window's own replace them) and the
+ * agent-nesting variables; only names tmux's -e takes.
+ */
+export function callerEnvironment(env: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (typeof v !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || v.includes('\0')) continue;
+    if (k === 'TMUX' || k === 'TMUX_PANE' || k.startsWith('NERDR_') || k.startsWith('HERDR_') || UNSET_VARS.includes(k)) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
 export interface NewWindowRequest {
   agent: string;
   name: string;
