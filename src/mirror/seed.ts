@@ -28,6 +28,17 @@ export function snapshotCommands(paneId: string): string[] {
   ];
 }
 
+/**
+ * `refresh-client -A '%P:continue'`, then the snapshot, for one line. A pane that tmux paused
+ * for this client (pause-after) gets output again from the moment of the capture, so nothing
+ * between the two is lost or doubled; continuing a pane that is not paused does nothing. The
+ * reply is five blocks: the continue's (tmux < 3.8 prints `%continue %P` inside it), then
+ * the snapshot's four. A mirror is always seeded this way, so no pane stays paused.
+ */
+export function resumeAndSnapshotCommands(paneId: string): string[] {
+  return [command('refresh-client', '-A', `${paneId}:continue`), ...snapshotCommands(paneId)];
+}
+
 /** The same as one command line (no trailing newline). */
 export function buildSnapshotCommand(paneId: string): string {
   return snapshotCommands(paneId).join(' ; ');

@@ -8,7 +8,7 @@ import { tmuxFeatures, type TmuxFeatures } from '../tmux/features.js';
 import { serverRunning, tmux } from '../tmux/server.js';
 import { installLights } from '../tmux/status.js';
 import { Mirror } from '../mirror/mirror.js';
-import { buildSeed, snapshotCommands } from '../mirror/seed.js';
+import { buildSeed, resumeAndSnapshotCommands } from '../mirror/seed.js';
 import { detectSnapshot, type ManifestRegistry } from '../detect/index.js';
 import { Arbiter, type ArbiterUpdate, type PersistedFacts } from '../state/index.js';
 import { probePane } from '../detect/procfs.js';
@@ -275,15 +275,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   // ---- mirrors -----------------------------------------------------------------------
 
-  /** Snapshot-then-stream: output queued before the reply is in the capture, output after it is new. */
-  snapshot(a: WatchedAgent, withContinue = false): void {
+  /**
+   * Snapshot-then-stream: output queued before the reply is in the capture, output after it is
+   * new. The line first continues the pane, should tmux have paused it for us (even before we
+   * knew the pane), so no mirror is seeded from a pane whose output then stays withheld.
+   */
+  snapshot(a: WatchedAgent): void {
     a.seeding = true;
     const p = a.paneId;
-    const cmds: string[] = [];
-    if (withContinue) cmds.push(command('refresh-client', '-A', `${p}:continue`));
-    cmds.push(...snapshotCommands(p));
-    this.sendLine(cmds, (replies) => {
-      const r = withContinue ? replies.slice(1) : replies;
+    this.sendLine(resumeAndSnapshotCommands(p), (replies) => {
+      const r = replies.slice(1);
       if (this.agents.get(p) !== a) return;
       a.seeding = false;
       if (r.length < 4 || r.some((x) => !x.ok)) {
@@ -309,8 +310,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private onNotification(name: string, args: string): void {
     switch (name) {
       case 'pause': {
+        // tmux dropped this pane's output for us (we fell behind by pause-after): continue it
+        // and take the screen again; a pane we do not know yet is continued by its first seed
         const a = this.agents.get(args.trim());
-        if (a) this.snapshot(a, true);
+        if (!a) break;
+        this.log('info', `${a.name} (${a.paneId}): tmux paused its output (the supervisor fell behind); continued and re-seeded`);
+        this.snapshot(a);
         break;
       }
       case 'layout-change': {
