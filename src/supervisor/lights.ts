@@ -8,6 +8,13 @@ import { command } from '../tmux/quote.js';
 // What each kind of light looks like. Users choose with tmux options:
 //   @nerdr-glyph-<kind>   the glyph, e.g. '●'
 //   @nerdr-color-<kind>   a tmux style after fg=, e.g. 'red,bold' or '#ff8800' or 'colour245'
+//   @nerdr-light-bg       the background under every glyph (default black; none: the window's own)
+//
+// A light brings its own background and attributes: no single colour reads on every bar (green
+// vanishes on tmux's default green bar, yellow on oh-my-tmux's light blue current window), and
+// a bell's `reverse` (tmux's default window-status-bell-style) would turn the glyph into a block.
+// It ends with the style that was in force before it (push-default … default, pop-default), so
+// a theme's pill keeps its colours after the light; #[default] alone would drop them.
 export const LIGHT_KINDS = ['working', 'background', 'blocked', 'done', 'idle', 'unknown', 'exited', 'stalled'] as const;
 export type Kind = (typeof LIGHT_KINDS)[number];
 
@@ -30,6 +37,20 @@ export const DEFAULT_LOOKS: Record<Kind, Look> = {
 
 export const glyphOption = (kind: Kind): string => `@nerdr-glyph-${kind}`;
 export const colorOption = (kind: Kind): string => `@nerdr-color-${kind}`;
+export const LIGHT_BG_OPTION = '@nerdr-light-bg';
+/** ANSI black: what terminal palettes draw their colours against (catppuccin's is its surface1). */
+export const DEFAULT_LIGHT_BG = 'black';
+
+/** The background the user chose for the lights ('' for none), from `show-options -g` output. */
+export function lightBgFrom(options: Record<string, string>): string {
+  const v = (options[LIGHT_BG_OPTION] ?? DEFAULT_LIGHT_BG).trim();
+  return v === 'none' ? '' : v || DEFAULT_LIGHT_BG;
+}
+
+/** The style a light starts from: no inherited attributes (a bell's reverse, blink, bold), its own background. */
+function baseStyle(bg: string): string {
+  return bg ? `none,bg=${bg}` : 'none';
+}
 
 /** Looks from `show-options -g` output (lines `name value`), defaults for what is unset. */
 export function looksFromOptions(options: Record<string, string>): Record<Kind, Look> {
@@ -40,9 +61,13 @@ export function looksFromOptions(options: Record<string, string>): Record<Kind, 
   return out;
 }
 
-/** The tmux format of a light, as the supervisor should put it in @nerdr_light. */
-export function tmuxLight(look: Look): string {
-  return `#[fg=${look.color}]${look.glyph.replace(/#/g, '##')}#[default]`;
+/**
+ * The tmux format of a light, as the supervisor puts it in @nerdr_light: the user's colour list
+ * comes last, so it can override the background or add attributes. Needs tmux 3.2
+ * (push-default/pop-default).
+ */
+export function tmuxLight(look: Look, bg: string = DEFAULT_LIGHT_BG): string {
+  return `#[push-default]#[${baseStyle(bg)},fg=${look.color}]${look.glyph.replace(/#/g, '##')}#[default]#[pop-default]`;
 }
 
 /** Parses `tmux show-options -g` output; values may be quoted the tmux way. */
@@ -63,9 +88,9 @@ export function parseShowOptions(text: string): Record<string, string> {
 export type LightKind = Kind;
 
 /** The @nerdr_light text of each kind. */
-export function glyphsFrom(looks: Record<Kind, Look>): Record<LightKind, string> {
+export function glyphsFrom(looks: Record<Kind, Look>, bg: string = DEFAULT_LIGHT_BG): Record<LightKind, string> {
   const out = {} as Record<LightKind, string>;
-  for (const k of LIGHT_KINDS) out[k] = tmuxLight(looks[k]);
+  for (const k of LIGHT_KINDS) out[k] = tmuxLight(looks[k], bg);
   return out;
 }
 
@@ -83,22 +108,24 @@ export function lightText(light: WindowLight, glyphs: Record<LightKind, string> 
   return glyphs[light.kind] + suffix;
 }
 
-const SUMMARY_ORDER: [AgentState, string, string][] = [
-  ['blocked', 'red,bold', '✋'],
-  ['done', 'green,bold', '✓'],
-  ['working', 'yellow', '⏳'],
-  ['idle', 'colour245', '○'],
+/** The summary's counts, in the colours of the lights of the same kind. */
+const SUMMARY_ORDER: [AgentState & Kind, string][] = [
+  ['blocked', '✋'],
+  ['done', '✓'],
+  ['working', '⏳'],
+  ['idle', '○'],
 ];
 
-export function summaryText(states: Iterable<AgentState>): string {
+/** @nerdr_summary: like a light, on its own background and ending with the style before it. */
+export function summaryText(states: Iterable<AgentState>, looks: Record<Kind, Look> = DEFAULT_LOOKS, bg: string = DEFAULT_LIGHT_BG): string {
   const counts = new Map<AgentState, number>();
   for (const s of states) counts.set(s, (counts.get(s) ?? 0) + 1);
   const parts: string[] = [];
-  for (const [state, colour, glyph] of SUMMARY_ORDER) {
+  for (const [state, glyph] of SUMMARY_ORDER) {
     const n = counts.get(state);
-    if (n) parts.push(`#[fg=${colour}]${glyph}${n}`);
+    if (n) parts.push(`#[${baseStyle(bg)},fg=${looks[state].color}]${glyph}${n}`);
   }
-  return parts.length ? `${parts.join(' ')}#[default] ` : '';
+  return parts.length ? `#[push-default]${parts.join(' ')}#[default]#[pop-default] ` : '';
 }
 
 export type SendLine = (commands: string[], done: (ok: boolean[]) => void) => void;
@@ -125,6 +152,9 @@ export class LightsWriter {
     private glyphs: Record<LightKind, string> = DEFAULT_GLYPHS,
   ) {}
 
+  private summaryLooks: Record<Kind, Look> = DEFAULT_LOOKS;
+  private summaryBg = DEFAULT_LIGHT_BG;
+
   set(windowId: string, light: WindowLight): void {
     this.setOption(windowId, '@nerdr_state', light.state);
     this.setOption(windowId, '@nerdr_light', lightText(light, this.glyphs));
@@ -143,6 +173,13 @@ export class LightsWriter {
     this.glyphs = glyphs;
   }
 
+  /** The user's looks and light background, for the lights and the summary. */
+  setLooks(looks: Record<Kind, Look>, bg: string = DEFAULT_LIGHT_BG): void {
+    this.glyphs = glyphsFrom(looks, bg);
+    this.summaryLooks = looks;
+    this.summaryBg = bg;
+  }
+
   remove(windowId: string): void {
     this.wanted.delete(windowId);
     this.applied.delete(windowId);
@@ -157,7 +194,7 @@ export class LightsWriter {
   }
 
   summary(): string {
-    return summaryText([...this.wanted.values()].map((w) => (w.get('@nerdr_state') ?? 'unknown') as AgentState));
+    return summaryText([...this.wanted.values()].map((w) => (w.get('@nerdr_state') ?? 'unknown') as AgentState), this.summaryLooks, this.summaryBg);
   }
 
   dispose(): void {

@@ -18,7 +18,7 @@ import { applyHerdrReport, reportError } from './reports.js';
 import { mapHookPayload } from '../integrations/events/index.js';
 import { newWatched, type WatchedAgent } from './agent.js';
 import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
-import { LightsWriter, glyphsFrom, looksFromOptions, parseShowOptions } from './lights.js';
+import { LightsWriter, lightBgFrom, looksFromOptions, parseShowOptions } from './lights.js';
 import { Messenger } from './messages.js';
 import { QueueStore } from '../store/queue.js';
 import { SessionStore } from '../store/sessions.js';
@@ -154,7 +154,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (this.opts.installLights) await this.installLights();
     // the user's @nerdr-glyph-* / @nerdr-color-* choices (the TPM plugin documents them)
     const options = await this.run(command('show-options', '-g')).catch(() => '');
-    this.lights.setGlyphs(glyphsFrom(looksFromOptions(parseShowOptions(options))));
+    const chosen = parseShowOptions(options);
+    this.lights.setLooks(looksFromOptions(chosen), lightBgFrom(chosen));
     await this.scan();
     this.lights.invalidate();
     await this.runAll([

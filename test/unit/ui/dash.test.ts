@@ -114,7 +114,7 @@ describe('theme', () => {
     const looks = looksFromOptions(opts);
     expect(looks.blocked).toEqual({ glyph: '✋', color: '#ff8800' });
     expect(looks.done).toEqual({ glyph: '●', color: 'green,bold' });
-    expect(tmuxLight(looks.done)).toBe('#[fg=green,bold]●#[default]');
+    expect(tmuxLight(looks.done)).toBe('#[push-default]#[none,bg=black,fg=green,bold]●#[default]#[pop-default]');
   });
 
   it('maps tmux colours to blessed ones', () => {

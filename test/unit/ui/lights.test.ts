@@ -1,0 +1,40 @@
+// The light and summary formats (src/supervisor/lights.ts): each brings its own background and
+// attributes, so no theme's bar or bell style hides it, and ends with the style in force before
+// it, so a theme's pill keeps its colours. test/live/status-colours.test.ts checks them drawn.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LOOKS, LightsWriter, glyphsFrom, lightBgFrom, looksFromOptions, parseShowOptions, summaryText, tmuxLight } from '../../../src/supervisor/lights.js';
+
+describe('the light format', () => {
+  it('is the glyph on black, no inherited attributes, then the style that was in force', () => {
+    expect(tmuxLight(DEFAULT_LOOKS.done)).toBe('#[push-default]#[none,bg=black,fg=green,bold]●#[default]#[pop-default]');
+    expect(tmuxLight({ glyph: '#', color: 'red' })).toBe('#[push-default]#[none,bg=black,fg=red]###[default]#[pop-default]');
+  });
+
+  it('@nerdr-light-bg chooses the background; none leaves the window\'s own', () => {
+    expect(lightBgFrom({})).toBe('black');
+    expect(lightBgFrom(parseShowOptions('@nerdr-light-bg colour236\n'))).toBe('colour236');
+    expect(lightBgFrom(parseShowOptions('@nerdr-light-bg none\n'))).toBe('');
+    expect(tmuxLight(DEFAULT_LOOKS.blocked, '')).toBe('#[push-default]#[none,fg=red,bold]●#[default]#[pop-default]');
+    // the user's colour list comes last: it can set its own background
+    expect(glyphsFrom(looksFromOptions({ '@nerdr-color-idle': 'colour250,bg=colour238' }), 'black').idle).toBe('#[push-default]#[none,bg=black,fg=colour250,bg=colour238]○#[default]#[pop-default]');
+  });
+});
+
+describe('the summary format', () => {
+  it('counts in the colours of the lights, on their background, and ends with the style before it', () => {
+    expect(summaryText([])).toBe('');
+    expect(summaryText(['blocked', 'done', 'done', 'working'])).toBe(
+      '#[push-default]#[none,bg=black,fg=red,bold]✋1 #[none,bg=black,fg=green,bold]✓2 #[none,bg=black,fg=yellow]⏳1#[default]#[pop-default] ',
+    );
+    const looks = looksFromOptions({ '@nerdr-color-done': 'blue' });
+    expect(summaryText(['done'], looks, '')).toBe('#[push-default]#[none,fg=blue]✓1#[default]#[pop-default] ');
+  });
+
+  it("the writer's summary follows the looks it was given", () => {
+    const w = new LightsWriter(() => undefined);
+    w.setLooks(looksFromOptions({ '@nerdr-color-blocked': '#ff5f00,bold' }), 'colour235');
+    w.set('@1', { state: 'blocked', kind: 'blocked' });
+    expect(w.summary()).toBe('#[push-default]#[none,bg=colour235,fg=#ff5f00,bold]✋1#[default]#[pop-default] ');
+    w.dispose();
+  });
+});
