@@ -8,7 +8,8 @@
 # - binds keys only where asked: @nerdr-key-next (jump to the agent that needs you) and
 #   @nerdr-key-dash (the dashboard in a popup), in the prefix table, never over a tmux default;
 # - glyphs and colours are options the supervisor reads: @nerdr-glyph-<kind>, @nerdr-color-<kind>
-#   for working, background, blocked, done, idle, unknown, exited, stalled (docs/tmux.md).
+#   for working, background, blocked, done, idle, unknown, exited, stalled, and @nerdr-light-bg,
+#   the background under them (docs/tmux.md).
 #
 # Every value goes to tmux as its own argument: nothing here is built into a shell line except
 # the two key bindings, whose command paths are quoted for sh.
