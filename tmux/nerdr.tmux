@@ -87,6 +87,12 @@ install_prefix() {
 	reads_marker "$current" "$marker" && return 0
 	tmux set-option -g "@nerdr_saved_$option" "$(argv_safe "$current")"
 	tmux set-option -g "$option" "$(argv_safe "$prefix$current")"
+	if [ "$option" = status-right ]; then
+		# room for the summary (SUMMARY_WIDTH in src/tmux/status.ts), so the user's own status stays
+		length="$(tmux show-option -gv status-right-length)"
+		tmux set-option -g @nerdr_saved_status-right-length "$length"
+		tmux set-option -g status-right-length "$((length + 24))"
+	fi
 }
 
 is_default_key() {

@@ -72,9 +72,38 @@ export async function installLights(run: RunArgv): Promise<StatusOption[]> {
     if (await readsMarker(run, current, marker)) continue;
     await run(['set-option', '-g', savedOption(option), current]);
     await run(['set-option', '-g', option, prefix + current]);
+    if (option === 'status-right') await widenStatusRight(run);
     changed.push(option);
   }
   return changed;
+}
+
+/**
+ * What the summary can take on the bar, in cells: a glyph, a count and a space for each of the
+ * kinds it counts (`✋12 ⏳3 ✓4 ○5 ◐1 ⏸1 `).
+ */
+export const SUMMARY_WIDTH = 24;
+const SAVED_LENGTH = '@nerdr_saved_status-right-length';
+
+/**
+ * The summary goes in front of the user's status-right: without more room it would push their
+ * own status (a clock, a host name) off the bar. status-right-length grows by SUMMARY_WIDTH;
+ * the old value is kept and put back on uninstall.
+ */
+async function widenStatusRight(run: RunArgv): Promise<void> {
+  const old = Number.parseInt((await run(['show-options', '-gv', 'status-right-length'])).trim(), 10);
+  if (!Number.isFinite(old)) return;
+  await run(['set-option', '-g', SAVED_LENGTH, String(old)]);
+  await run(['set-option', '-g', 'status-right-length', String(old + SUMMARY_WIDTH)]);
+}
+
+async function restoreStatusRightLength(run: RunArgv): Promise<void> {
+  const saved = Number.parseInt((await run(['show-options', '-gqv', SAVED_LENGTH]).catch(() => '')).trim(), 10);
+  if (!Number.isFinite(saved)) return;
+  // only if it is still what nerdr made it: a value the user set since is theirs
+  const now = Number.parseInt((await run(['show-options', '-gv', 'status-right-length'])).trim(), 10);
+  if (now === saved + SUMMARY_WIDTH) await run(['set-option', '-g', 'status-right-length', String(saved)]);
+  await run(['set-option', '-gu', SAVED_LENGTH]).catch(() => '');
 }
 
 /** Takes out the prefixes nerdr put in, keeping the user's own text; returns what changed. */
@@ -86,6 +115,7 @@ export async function uninstallLights(run: RunArgv): Promise<StatusOption[]> {
     if (next === null) continue;
     await run(['set-option', '-g', option, next]);
     await run(['set-option', '-gu', savedOption(option)]).catch(() => '');
+    if (option === 'status-right') await restoreStatusRightLength(run);
     changed.push(option);
   }
   return changed;

@@ -4,7 +4,7 @@
 // the start, never the same text elsewhere in the user's value.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { argvSafeAll } from '../../../src/tmux/server.js';
-import { LIGHT_PREFIX, SUMMARY_PREFIX, installLights, readsMarker, uninstallLights, withoutPrefix, type RunArgv } from '../../../src/tmux/status.js';
+import { LIGHT_PREFIX, SUMMARY_PREFIX, SUMMARY_WIDTH, installLights, readsMarker, uninstallLights, withoutPrefix, type RunArgv } from '../../../src/tmux/status.js';
 import { startServer, tmuxAvailable, type PrivateServer } from './helpers.js';
 
 describe('withoutPrefix', () => {
@@ -85,6 +85,21 @@ describe.skipIf(!tmuxAvailable)('installLights / uninstallLights on a real serve
     expect(await show('status-right')).toBe('mine; %H:%M');
     expect(await uninstallLights(run)).toEqual([]);
     expect(await show('status-right')).toBe('mine; %H:%M');
+  });
+
+  it('status-right-length grows by what the summary needs, and comes back on uninstall', async () => {
+    await srv.tmux('set-option', '-g', 'status-right-length', '40');
+    await set('status-right', '#H %H:%M');
+    await installLights(run);
+    expect(await show('status-right-length')).toBe(String(40 + SUMMARY_WIDTH));
+    expect(await uninstallLights(run)).toContain('status-right');
+    expect(await show('status-right-length')).toBe('40');
+    // a length the user set since is theirs: uninstall leaves it
+    await installLights(run);
+    await srv.tmux('set-option', '-g', 'status-right-length', '100');
+    await uninstallLights(run);
+    expect(await show('status-right-length')).toBe('100');
+    await srv.tmux('set-option', '-gu', 'status-right-length');
   });
 
   it('an empty value nerdr prefixed comes back empty', async () => {
