@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The documented install paths, from a clean clone of this commit: `npm install && npm install -g .`
+# The documented install paths, from a clean clone of this commit: `npm install -g .`
 # and a TPM-style clone (nothing built) whose plugin builds it on first load. Prints one line each.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -9,7 +9,7 @@ cleanup() { tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
 git clone -q "$repo" "$work/npm"
-(cd "$work/npm" && npm install --no-audit --no-fund >"$work/npm.log" 2>&1 && npm install -g --prefix "$work/prefix" . >>"$work/npm.log" 2>&1) \
+(cd "$work/npm" && npm install -g --prefix "$work/prefix" . >"$work/npm.log" 2>&1) \
   || { tail -20 "$work/npm.log"; echo "install path npm install -g .: FAILED"; exit 1; }
 v=$("$work/prefix/bin/nerdr" --version)
 echo "install path npm install -g .: ok (nerdr $v)"
