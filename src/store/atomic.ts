@@ -3,7 +3,7 @@
 // disk; when it throws (full disk, read-only or missing folder, …) the old file is untouched
 // and no temp file is left behind.
 
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 export function writeFileAtomic(file: string, data: string, mode = 0o600): void {
@@ -49,4 +49,16 @@ function syncDir(dir: string): void {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** File-name time: ISO with the colons and dot made safe, sorts as text. */
+export function fileTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/[:.]/g, '-');
+}
+
+/** Where a file that cannot be read is kept: `<base>.broken-<time>.json`, never over an earlier one. */
+export function brokenPath(dir: string, base: string, now: number): string {
+  let aside = path.join(dir, `${base}.broken-${fileTime(now)}.json`);
+  for (let n = 1; existsSync(aside); n++) aside = path.join(dir, `${base}.broken-${fileTime(now)}-${n}.json`);
+  return aside;
 }

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from './atomic.js';
+import { brokenPath, writeFileAtomic } from './atomic.js';
 
 export interface QueuedMessage {
   id: string;
@@ -52,11 +52,6 @@ export class QueueWriteError extends Error {
     super(message);
     this.name = 'QueueWriteError';
   }
-}
-
-/** File-name time: ISO with the colons and dot made safe (as for saved sessions). */
-function fileTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/[:.]/g, '-');
 }
 
 export class QueueStore {
@@ -135,8 +130,7 @@ export class QueueStore {
   }
 
   private moveAside(agentId: string, file: string, reason: string): string {
-    let aside = path.join(this.dir, `${agentId}.broken-${fileTime(this.now())}.json`);
-    for (let n = 1; existsSync(aside); n++) aside = path.join(this.dir, `${agentId}.broken-${fileTime(this.now())}-${n}.json`);
+    const aside = brokenPath(this.dir, agentId, this.now());
     try {
       renameSync(file, aside);
     } catch (err) {

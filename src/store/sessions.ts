@@ -10,12 +10,12 @@
 // session names that make the same safe name, never share a file.
 
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, existsSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { NerdrError } from '../errors.js';
 import { serverKey } from '../tmux/server.js';
-import { writeFileAtomic } from './atomic.js';
+import { brokenPath, fileTime, writeFileAtomic } from './atomic.js';
 import { withFileLock } from './lock.js';
 
 export interface SavedWindow {
@@ -66,10 +66,7 @@ export const savedSessionSchema = z.object({
   windows: z.array(savedWindowSchema),
 });
 
-/** File-name time: ISO with the colons and dot made safe, sorts as text. */
-export function fileTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/[:.]/g, '-');
-}
+export { fileTime };
 
 const TIME_RE = '(\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-\\d{3}Z)';
 
@@ -218,8 +215,7 @@ export class SessionStore {
   }
 
   private moveAside(file: string, base: string, reason: string): void {
-    let aside = path.join(this.dir, `${base}.broken-${fileTime(this.now())}.json`);
-    for (let n = 1; existsSync(aside); n++) aside = path.join(this.dir, `${base}.broken-${fileTime(this.now())}-${n}.json`);
+    const aside = brokenPath(this.dir, base, this.now());
     try {
       renameSync(file, aside);
     } catch (err) {
