@@ -74,6 +74,12 @@ export interface RuleGuardOptions {
   onWarning?: (message: string) => void;
   /** Clock (ms), for tests. */
   now?: () => number;
+  /**
+   * What a rule's time is measured with (ms). Default: the process's CPU time, so a supervisor
+   * that was stopped (SIGSTOP, a laptop asleep) or preempted in the middle of an evaluation does
+   * not see a rule that "took" seconds and disable it. With only `now` given (tests), `now`.
+   */
+  cost?: () => number;
 }
 
 /**
@@ -97,6 +103,7 @@ export class RuleGuard {
   private readonly disabled = new Map<number, number>();
   private readonly onWarning: (message: string) => void;
   readonly now: () => number;
+  readonly cost: () => number;
 
   constructor(
     private readonly label: string,
@@ -109,6 +116,7 @@ export class RuleGuard {
     this.retryAfterMs = opts.retryAfterMs ?? 5 * 60_000;
     this.onWarning = opts.onWarning ?? (() => {});
     this.now = opts.now ?? (() => performance.now());
+    this.cost = opts.cost ?? opts.now ?? cpuMs;
   }
 
   isDisabled(index: number): boolean {
@@ -194,9 +202,15 @@ export interface EvaluateOptions {
   guard?: RuleGuard;
 }
 
+/** The process's CPU time in ms (user + system): it does not advance while the process is stopped. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 export function evaluate(manifest: Manifest, input: DetectInput, opts: EvaluateOptions = {}): DetectionResult {
   const guard = opts.guard;
-  const now = guard ? guard.now : () => performance.now();
+  const now = guard ? guard.cost : () => performance.now();
   const layout = new ScreenLayout(input.text);
   const regionInput = { layout, oscTitle: input.oscTitle ?? '', oscProgress: input.oscProgress ?? '' };
   const regionCache = new Map<string, RegionText>();

@@ -110,6 +110,19 @@ describe('slow-rule guard', () => {
     expect(evaluate(m, { text: 'x\n' }, { guard }).rule).toBe('slow');
   });
 
+  it('a supervisor stopped in the middle of an evaluation (SIGSTOP, sleep) does not disable the rule: cost is CPU, not wall time', () => {
+    const m = manifest(rule('r', 'contains = ["x"]', 'state = "working"'));
+    let wall = 0;
+    const warnings: string[] = [];
+    // the wall clock jumps 7 s during every evaluation; the CPU spent is nothing
+    const guard = new RuleGuard('t', { now: () => (wall += 7000), cost: () => 0, onWarning: (w) => warnings.push(w) });
+    for (let i = 0; i < 25; i++) expect(evaluate(m, { text: 'x\n' }, { guard }).rule).toBe('r');
+    expect(warnings).toEqual([]);
+    // and by default the cost is the process's CPU time, which a stopped process does not spend
+    const real = new RuleGuard('t');
+    expect(real.cost).not.toBe(real.now);
+  });
+
   it('one slow evaluation (a GC pause, a preempted process) is not enough', () => {
     const m = manifest(rule('r', 'contains = ["x"]', 'state = "working"'));
     const samples = [1, 1, 80, 1, 1, 1];
