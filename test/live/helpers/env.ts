@@ -64,11 +64,11 @@ export const tmuxAvailable: boolean = (() => {
   }
 })();
 
-/** The tmux on PATH as [major, minor] (3.2a → [3, 2]); [0, 0] when there is none. */
+/** The tmux on PATH as [major, minor] (3.2a → [3, 2]), read as nerdr reads it; [0, 0] when there is none. */
 export const tmuxVersion: [number, number] = (() => {
   try {
-    const m = /(\d+)\.(\d+)/.exec(execFileSync('tmux', ['-V'], { encoding: 'utf8' }));
-    return m ? [Number(m[1]), Number(m[2])] : [0, 0];
+    const v = parseVersion(execFileSync('tmux', ['-V'], { encoding: 'utf8' }));
+    return v ? [v[0], v[1]] : [0, 0];
   } catch {
     return [0, 0];
   }
@@ -136,6 +136,7 @@ export function run(file: string, args: string[], opts: { env: NodeJS.ProcessEnv
 
 /** Whether a process runs: nerdr's own check, so an exited but unreaped (zombie) process is not. */
 import { pidAlive } from '../../../src/supervisor/lock.js';
+import { parseVersion } from '../../../src/tmux/server.js';
 export { pidAlive };
 
 /** SIGTERM, wait up to `graceMs` for it to go, then SIGKILL. Never signals pid ≤ 1. */
