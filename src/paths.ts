@@ -32,6 +32,31 @@ export function ensureStateDir(env: NodeJS.ProcessEnv = process.env, warn: (mess
     chmodSync(dir, 0o700); // mkdir's mode passes through the umask
     return dir;
   }
+  const refused = stateDirRefusal(dir, st);
+  if (refused) throw refused;
+  if ((st.mode & 0o077) !== 0) {
+    chmodSync(dir, 0o700);
+    warn(`the state folder ${dir} was open to group/others (mode ${modeText(st.mode)}): it is private (0700) now; check that its files are yours (ls -la ${JSON.stringify(dir)})`);
+  }
+  return dir;
+}
+
+/**
+ * What is wrong with the state folder as it is, without changing it (for `nerdr doctor`): a
+ * refusal, one open to group/others, or null when it is fine or not made yet.
+ */
+export function stateDirProblem(env: NodeJS.ProcessEnv = process.env): NerdrError | null {
+  const dir = stateDir(env);
+  const st = lstatOrNull(dir);
+  if (!st) return null;
+  const refused = stateDirRefusal(dir, st);
+  if (refused) return refused;
+  if ((st.mode & 0o077) !== 0) return new NerdrError(`the state folder ${dir} is open to group/others (mode ${modeText(st.mode)})`, `chmod 700 ${JSON.stringify(dir)}`);
+  return null;
+}
+
+/** Why a state folder that exists cannot be used at all: a link, not a folder, someone else's. */
+function stateDirRefusal(dir: string, st: Stats): NerdrError | null {
   if (st.isSymbolicLink()) {
     let real = '';
     try {
@@ -39,24 +64,20 @@ export function ensureStateDir(env: NodeJS.ProcessEnv = process.env, warn: (mess
     } catch {
       /* a dangling link */
     }
-    throw new NerdrError(
+    return new NerdrError(
       `the state folder ${dir} is a symbolic link${real ? ` (to ${real})` : ''}; nerdr keeps its socket and secrets only in a real folder`,
       real ? `set NERDR_STATE_DIR=${real}, or replace the link with a folder` : 'replace the link with a folder, or set NERDR_STATE_DIR',
     );
   }
-  if (!st.isDirectory()) throw new NerdrError(`the state folder ${dir} is not a folder`, 'move that file away, or set NERDR_STATE_DIR to a folder of your own');
+  if (!st.isDirectory()) return new NerdrError(`the state folder ${dir} is not a folder`, 'move that file away, or set NERDR_STATE_DIR to a folder of your own');
   const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid) {
-    throw new NerdrError(
+    return new NerdrError(
       `the state folder ${dir} belongs to uid ${st.uid}, not to you (uid ${uid})`,
       'set NERDR_STATE_DIR to a folder of your own, or give this one back to yourself with chown',
     );
   }
-  if ((st.mode & 0o077) !== 0) {
-    chmodSync(dir, 0o700);
-    warn(`the state folder ${dir} was open to group/others (mode ${modeText(st.mode)}): it is private (0700) now; check that its files are yours (ls -la ${JSON.stringify(dir)})`);
-  }
-  return dir;
+  return null;
 }
 
 function lstatOrNull(p: string): Stats | null {

@@ -1,11 +1,11 @@
 // `nerdr doctor`: checks what nerdr needs and says how to fix each problem.
 
 import { execFile } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { checkTmuxVersion, resolveSocket, serverRunning, tmux } from '../tmux/server.js';
-import { serverFiles, stateDir } from '../paths.js';
+import { serverFiles, stateDir, stateDirProblem } from '../paths.js';
 import { request } from '../supervisor/socket/index.js';
 import { STATUS_OPTIONS, readsMarker } from '../tmux/status.js';
 import { degradedOn, tmuxFeatures } from '../tmux/features.js';
@@ -85,14 +85,11 @@ async function runChecks(cmd: Command): Promise<Check[]> {
     checks.push({ name: 'tmux', ok: false, detail: e.message, fix: e.fix });
     return checks;
   }
+  // the same rules as every command that starts the supervisor (paths.ts), without changing anything
   const dir = stateDir();
-  try {
-    const st = statSync(dir);
-    const ok = (st.mode & 0o077) === 0;
-    checks.push({ name: 'state folder', ok, detail: `${dir} mode ${(st.mode & 0o777).toString(8)}`, ...(ok ? {} : { fix: `chmod 700 ${dir}` }) });
-  } catch {
-    checks.push({ name: 'state folder', ok: true, detail: `${dir} (created on first use, mode 700)` });
-  }
+  const problem = stateDirProblem();
+  if (problem) checks.push({ name: 'state folder', ok: false, detail: problem.message, ...(problem.fix ? { fix: problem.fix } : {}) });
+  else checks.push({ name: 'state folder', ok: true, detail: existsSync(dir) ? `${dir} (private)` : `${dir} (created on first use, mode 700)` });
   let sock: string;
   try {
     const g = globalOpts(cmd);
