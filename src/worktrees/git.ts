@@ -1,0 +1,319 @@
+// git, run as a program with argument arrays (never a shell), and the few questions nerdr asks
+// it: where a repository is, what changed in a checkout, how far a branch is from its base.
+// Errors carry git's own words. The review panel reads worktreeStatus from here.
+
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { execa } from 'execa';
+import { NerdrError } from '../errors.js';
+
+/** Worktrees need `git worktree` with `--no-checkout`-free add, list --porcelain, remove: 2.17. */
+export const MIN_GIT = [2, 17] as const;
+
+export interface GitResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `git -C cwd args…`. Never rejects on a non-zero exit; a missing git is a NerdrError. */
+export async function git(cwd: string, args: string[], opts: { env?: Record<string, string> } = {}): Promise<GitResult> {
+  try {
+    const r = await execa('git', ['-C', cwd, ...args], {
+      reject: false,
+      stripFinalNewline: false,
+      maxBuffer: 256 * 1024 * 1024,
+      // git's words in English and plain, whatever the user's terminal asks for
+      env: { LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', ...opts.env },
+      stdin: 'ignore',
+    });
+    if ((r as { code?: string }).code === 'ENOENT' || (r.failed && r.exitCode === undefined && /ENOENT/.test(String(r.message)))) throw gitMissing();
+    return { code: r.exitCode ?? 1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+  } catch (err) {
+    if (err instanceof NerdrError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw gitMissing();
+    throw err;
+  }
+}
+
+/** Like git(), but a non-zero exit is an error with git's own words. */
+export async function gitOk(cwd: string, args: string[], what?: string): Promise<string> {
+  const r = await git(cwd, args);
+  if (r.code !== 0) throw new GitError(what ?? `git ${args[0]}`, r);
+  return r.stdout;
+}
+
+export class GitError extends NerdrError {
+  constructor(what: string, readonly result: GitResult, fix?: string) {
+    super(`${what} failed: ${gitWords(result)}`, fix);
+    this.name = 'GitError';
+  }
+}
+
+/** What git said, on one line or a few: its stderr without `fatal: ` / `error: ` prefixes. */
+export function gitWords(r: GitResult): string {
+  const text = (r.stderr.trim() || r.stdout.trim() || `exit ${r.code}`).replace(/^(fatal|error): /gm, '');
+  return text.split('\n').slice(0, 6).join('; ');
+}
+
+function gitMissing(): NerdrError {
+  return new NerdrError('git is not installed (no `git` on PATH)', `install git ${MIN_GIT.join('.')} or newer: apt install git / brew install git`);
+}
+
+/** `git version 2.39.5` → [2, 39, 5]; null when no version is in the text. */
+export function parseGitVersion(text: string): [number, number, number] | null {
+  const m = /(\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : null;
+}
+
+export function gitVersionOk(v: readonly number[]): boolean {
+  return v[0]! > MIN_GIT[0] || (v[0] === MIN_GIT[0] && v[1]! >= MIN_GIT[1]);
+}
+
+/** The installed git's version text, e.g. "2.39.5"; throws with the fix when missing or too old. */
+export async function checkGitVersion(): Promise<string> {
+  const r = await git('.', ['version']);
+  const v = parseGitVersion(r.stdout);
+  if (!v) throw new NerdrError(`\`git version\` printed no version (${gitWords(r)})`, `install git ${MIN_GIT.join('.')} or newer`);
+  const text = v.join('.');
+  if (!gitVersionOk(v)) {
+    throw new NerdrError(`git ${text} found; nerdr's worktrees need git ${MIN_GIT.join('.')} or newer`, 'upgrade git: apt install git / brew upgrade git');
+  }
+  return text;
+}
+
+/** The top folder of the checkout holding `dir` (a worktree's own), or null outside a repository. */
+export async function repoRoot(dir: string): Promise<string | null> {
+  const r = await git(dir, ['rev-parse', '--show-toplevel']);
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+/** The main checkout of the repository holding `dir` (the first of `git worktree list`). */
+export async function mainCheckout(dir: string): Promise<string | null> {
+  const r = await git(dir, ['worktree', 'list', '--porcelain', '-z']);
+  if (r.code !== 0) {
+    // git < 2.36 has no -z: its paths end at the line break
+    const plain = await git(dir, ['worktree', 'list', '--porcelain']);
+    if (plain.code !== 0) return null;
+    return parseWorktreeList(plain.stdout.replace(/\n/g, '\0'))[0]?.path ?? null;
+  }
+  return parseWorktreeList(r.stdout)[0]?.path ?? null;
+}
+
+export interface WorktreeEntry {
+  path: string;
+  head: string;
+  /** Short branch name, or null when detached. */
+  branch: string | null;
+  bare: boolean;
+}
+
+/** `git worktree list --porcelain -z`: records of NUL-ended lines, separated by an empty one. */
+export function parseWorktreeList(text: string): WorktreeEntry[] {
+  const out: WorktreeEntry[] = [];
+  let cur: WorktreeEntry | null = null;
+  for (const line of text.split('\0')) {
+    if (line === '') {
+      if (cur) out.push(cur);
+      cur = null;
+      continue;
+    }
+    const sp = line.indexOf(' ');
+    const key = sp < 0 ? line : line.slice(0, sp);
+    const value = sp < 0 ? '' : line.slice(sp + 1);
+    if (key === 'worktree') cur = { path: value, head: '', branch: null, bare: false };
+    else if (!cur) continue;
+    else if (key === 'HEAD') cur.head = value;
+    else if (key === 'branch') cur.branch = value.replace(/^refs\/heads\//, '');
+    else if (key === 'bare') cur.bare = true;
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+export async function listWorktrees(dir: string): Promise<WorktreeEntry[]> {
+  const r = await git(dir, ['worktree', 'list', '--porcelain', '-z']);
+  if (r.code === 0) return parseWorktreeList(r.stdout);
+  return parseWorktreeList((await gitOk(dir, ['worktree', 'list', '--porcelain'], 'git worktree list')).replace(/\n/g, '\0'));
+}
+
+/** The branch `dir` is on, or the commit it is at when detached; null in a repository without commits on a detached HEAD. */
+export async function currentRef(dir: string): Promise<string | null> {
+  const b = await git(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+  if (b.code === 0 && b.stdout.trim()) return b.stdout.trim();
+  const c = await git(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']);
+  return c.code === 0 ? c.stdout.trim() : null;
+}
+
+export async function branchExists(dir: string, branch: string): Promise<boolean> {
+  return (await git(dir, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])).code === 0;
+}
+
+/** Throws with git's own words when git would refuse `branch` as a branch name. */
+export async function checkBranchName(dir: string, branch: string): Promise<void> {
+  const r = await git(dir, ['check-ref-format', '--branch', branch]);
+  if (r.code !== 0) {
+    const words = r.stderr.trim() ? gitWords(r) : 'git check-ref-format refuses it';
+    throw new NerdrError(`git refuses the branch name ${JSON.stringify(branch)}: ${words}`, 'choose another name (`git check-ref-format --branch NAME` tells which git accepts)');
+  }
+}
+
+export interface LastCommit {
+  hash: string;
+  subject: string;
+  author: string;
+  /** Unix seconds. */
+  time: number;
+}
+
+/** HEAD's commit in `dir`, or null before the first commit. */
+export async function lastCommit(dir: string): Promise<LastCommit | null> {
+  const r = await git(dir, ['log', '-1', '--no-color', '--format=%H%x00%s%x00%an%x00%ct']);
+  if (r.code !== 0 || !r.stdout.trim()) return null;
+  const [hash = '', subject = '', author = '', time = '0'] = r.stdout.replace(/\n$/, '').split('\0');
+  return { hash, subject, author, time: Number(time) };
+}
+
+/** Commits on HEAD not in `base` (ahead) and in `base` not on HEAD (behind); null when base does not resolve. */
+export async function aheadBehind(dir: string, base: string): Promise<{ ahead: number; behind: number } | null> {
+  const r = await git(dir, ['rev-list', '--left-right', '--count', `${base}...HEAD`, '--']);
+  if (r.code !== 0) return null;
+  const [behind = '0', ahead = '0'] = r.stdout.trim().split(/\s+/);
+  return { ahead: Number(ahead), behind: Number(behind) };
+}
+
+/** Commits of `branch` that no other branch (local or remote) holds: what deleting it would lose. */
+export async function commitsOnlyOn(dir: string, branch: string): Promise<string[]> {
+  const r = await git(dir, ['rev-list', '--oneline', '--no-color', `refs/heads/${branch}`, '--not', `--exclude=${branch}`, '--branches', '--remotes', '--']);
+  if (r.code !== 0) return [];
+  return r.stdout.split('\n').filter(Boolean);
+}
+
+export type ChangeKind = 'staged' | 'unstaged' | 'untracked';
+
+export interface ChangedFile {
+  /** Relative to the checkout's top folder, as git names it. */
+  path: string;
+  /** The old path of a rename or copy. */
+  from: string | null;
+  kind: ChangeKind;
+  /** git's status letter for this side: M, A, D, R, C, T, U (conflict), ? (untracked). */
+  status: string;
+  /** Lines added and removed; null for a binary file (or an untracked one too large to count). */
+  added: number | null;
+  removed: number | null;
+}
+
+interface NumStat {
+  added: number | null;
+  removed: number | null;
+}
+
+/** `git diff --numstat -z`: `A\tR\tpath\0`, or `A\tR\t\0from\0to\0` for a rename; `-` for binary. */
+export function parseNumstat(text: string): Map<string, NumStat> {
+  const out = new Map<string, NumStat>();
+  const parts = text.split('\0');
+  for (let i = 0; i < parts.length; i++) {
+    const rec = parts[i]!;
+    if (!rec) continue;
+    const m = /^(-|\d+)\t(-|\d+)\t(.*)$/s.exec(rec);
+    if (!m) continue;
+    let file = m[3]!;
+    if (file === '') {
+      i += 2; // from, to
+      file = parts[i] ?? '';
+    }
+    out.set(file, { added: m[1] === '-' ? null : Number(m[1]), removed: m[2] === '-' ? null : Number(m[2]) });
+  }
+  return out;
+}
+
+/** `git status --porcelain=v1 -z`: `XY path\0`, and for a rename or copy `XY to\0from\0`. */
+export function parseStatus(text: string): { x: string; y: string; path: string; from: string | null }[] {
+  const out: { x: string; y: string; path: string; from: string | null }[] = [];
+  const parts = text.split('\0');
+  for (let i = 0; i < parts.length; i++) {
+    const rec = parts[i]!;
+    if (rec.length < 4) continue;
+    const x = rec[0]!;
+    const y = rec[1]!;
+    const file = rec.slice(3);
+    let from: string | null = null;
+    if (x === 'R' || x === 'C' || y === 'R' || y === 'C') from = parts[++i] ?? null;
+    out.push({ x, y, path: file, from });
+  }
+  return out;
+}
+
+const COUNT_LIMIT = 8 * 1024 * 1024;
+
+/** Lines of an untracked file; null when binary, too large or unreadable. */
+function countLines(file: string): number | null {
+  try {
+    const st = statSync(file);
+    if (!st.isFile() || st.size > COUNT_LIMIT) return null;
+    const buf = readFileSync(file);
+    if (buf.includes(0)) return null;
+    let n = 0;
+    for (const b of buf) if (b === 10) n++;
+    return buf.length > 0 && buf[buf.length - 1] !== 10 ? n + 1 : n;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The changes in the checkout at `dir`: one entry per file and side (a file staged and changed
+ * again shows twice), untracked files one by one, with added/removed lines.
+ */
+export async function changedFiles(dir: string): Promise<ChangedFile[]> {
+  const top = (await repoRoot(dir)) ?? dir;
+  const [status, unstaged, staged] = await Promise.all([
+    gitOk(top, ['status', '--porcelain=v1', '-z', '--untracked-files=all'], 'git status'),
+    git(top, ['diff', '--numstat', '-z', '--no-color', '--no-ext-diff']),
+    git(top, ['diff', '--cached', '--numstat', '-z', '--no-color', '--no-ext-diff']),
+  ]);
+  const un = parseNumstat(unstaged.stdout);
+  const st = parseNumstat(staged.stdout);
+  const out: ChangedFile[] = [];
+  for (const e of parseStatus(status)) {
+    if (e.x === '?' && e.y === '?') {
+      const n = countLines(path.join(top, e.path));
+      out.push({ path: e.path, from: null, kind: 'untracked', status: '?', added: n, removed: n === null ? null : 0 });
+      continue;
+    }
+    if (e.x === '!') continue;
+    const conflict = e.x === 'U' || e.y === 'U' || (e.x === 'A' && e.y === 'A') || (e.x === 'D' && e.y === 'D');
+    if (e.x !== ' ' && !conflict) out.push({ path: e.path, from: e.from, kind: 'staged', status: e.x, ...(st.get(e.path) ?? { added: null, removed: null }) });
+    if (e.y !== ' ' || conflict) out.push({ path: e.path, from: null, kind: 'unstaged', status: conflict ? 'U' : e.y, ...(un.get(e.path) ?? { added: null, removed: null }) });
+  }
+  return out;
+}
+
+export interface WorktreeStatus {
+  /** The checkout's top folder. */
+  path: string;
+  /** The branch checked out, or null when detached. */
+  branch: string | null;
+  head: string | null;
+  /** The base compared against (as given), or null. */
+  base: string | null;
+  /** Commits ahead of / behind base; null without a base or when it does not resolve. */
+  ahead: number | null;
+  behind: number | null;
+  files: ChangedFile[];
+  lastCommit: LastCommit | null;
+}
+
+/** Everything the review panel and `nerdr worktree ls` show about one checkout. */
+export async function worktreeStatus(dir: string, base: string | null = null): Promise<WorktreeStatus> {
+  const top = await repoRoot(dir);
+  if (!top) throw new NerdrError(`${dir} is not in a git repository`, 'run it in a git checkout (git init, or git clone)');
+  const [branch, files, last, ab] = await Promise.all([
+    git(top, ['symbolic-ref', '--quiet', '--short', 'HEAD']).then((r) => (r.code === 0 ? r.stdout.trim() || null : null)),
+    changedFiles(top),
+    lastCommit(top),
+    base ? aheadBehind(top, base) : Promise.resolve(null),
+  ]);
+  return { path: top, branch, head: last?.hash ?? null, base, ahead: ab?.ahead ?? null, behind: ab?.behind ?? null, files, lastCommit: last };
+}
