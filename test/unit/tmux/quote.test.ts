@@ -198,8 +198,12 @@ describe.skipIf(!tmuxAvailable)('quote round-trips through real tmux', () => {
     const name = 'ev#(touch pwned)#{pane_id};';
     const cwd = path.join(dir, 'end;');
     mkdirSync(cwd, { recursive: true });
-    const out = await srv.tmux('new-session', '-d', '-s', argvSafe(escapeFormat(name)), '-c', argvSafe(escapeFormat(cwd)), '-P', '-F', '#{session_name}|#{pane_current_path}');
-    expect(out.trim()).toBe(`${name}|${cwd}`);
+    // session_path is the -c value as tmux took it; the pane's own folder is read once its
+    // program runs (right after the spawn tmux may not know it yet, and prints it empty).
+    const out = await srv.tmux('new-session', '-d', '-s', argvSafe(escapeFormat(name)), '-c', argvSafe(escapeFormat(cwd)), '-P', '-F', '#{session_name}|#{session_path}|#{pane_id}');
+    const [gotName, gotPath, pane] = out.trim().split('|');
+    expect(`${gotName}|${gotPath}`).toBe(`${name}|${cwd}`);
+    expect(await paneFolder(pane!, cwd)).toBe(cwd);
     await srv.tmux('kill-session', '-t', argvSafe(`=${name}`));
   });
 
