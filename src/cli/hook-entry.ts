@@ -11,9 +11,10 @@
 
 import { connect } from 'node:net';
 import process from 'node:process';
+import { decodePayload as decode, MAX_PAYLOAD_BYTES, type Payload } from '../integrations/payload.js';
 
 export const HOOK_DEADLINE_MS = 500;
-export const MAX_PAYLOAD_BYTES = 1024 * 1024;
+export { MAX_PAYLOAD_BYTES };
 
 export interface HookRunOptions {
   agent: string | undefined;
@@ -31,11 +32,6 @@ export interface HookRunOptions {
 
 export type HookOutcome = 'outside_nerdr' | 'sent' | 'no_secret' | 'unreachable' | 'timeout';
 
-interface Payload {
-  /** The payload's JSON text with line breaks turned into spaces, or null. */
-  json: string | null;
-  dropped?: 'too_large' | 'malformed' | 'empty';
-}
 
 /** Reads stdin up to the cap; resolves early (with what it has) if `stopAt` passes. */
 function readPayload(stdin: NodeJS.ReadableStream, stopAfterMs: number): Promise<Payload> {
@@ -76,27 +72,6 @@ function readPayload(stdin: NodeJS.ReadableStream, stopAfterMs: number): Promise
   });
 }
 
-function decode(buf: Buffer): Payload {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(buf);
-  } catch {
-    return { json: null, dropped: 'malformed' };
-  }
-  text = text.replace(/^\uFEFF/, '').trim();
-  if (text === '') return { json: null, dropped: 'empty' };
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return { json: null, dropped: 'malformed' };
-  }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return { json: null, dropped: 'malformed' };
-  // Valid JSON has no raw CR/LF inside strings, so these are whitespace: the line stays one line
-  // and the text is passed verbatim (numbers beyond 2^53 keep their exact digits).
-  return { json: text.replace(/[\r\n]/g, ' ') };
-}
-
 /** Connects, writes the line, waits for the reply (or close). Never rejects. */
 function send(path: string, line: string, untilMs: number): Promise<HookOutcome> {
   return new Promise((resolve) => {
@@ -135,9 +110,7 @@ export async function runHook(opts: HookRunOptions): Promise<HookOutcome> {
     // Leave at least half the budget for the socket.
     const payload =
       opts.argPayload !== undefined
-        ? Buffer.byteLength(opts.argPayload) > MAX_PAYLOAD_BYTES
-          ? ({ json: null, dropped: 'too_large' } as Payload)
-          : decode(Buffer.from(opts.argPayload))
+        ? decode(Buffer.from(opts.argPayload))
         : await readPayload(opts.stdin, Math.floor(deadline / 2));
     const head = JSON.stringify({ id: `hook:${process.pid}`, method: 'nerdr.hook' });
     const params =

@@ -5,6 +5,7 @@
 import { RpcError, invalidRequest } from './errors.js';
 import { looksLikeFlag } from './herdr.js';
 import { sanitize, stripControl } from './sanitize.js';
+import type { HookReport } from './server.js';
 
 export interface ParsedHook {
   secret: string;
@@ -58,4 +59,19 @@ export function parseHookParams(params: Record<string, unknown>): ParsedHook {
   if (dropped !== undefined) out.dropped = stripControl(dropped);
   if (typeof hint === 'string' && hint.trim()) out.hint = stripControl(hint).trim().slice(0, 64);
   return out;
+}
+
+/**
+ * A hook event's params, checked and authenticated: what the socket does with `nerdr.hook` and
+ * the spool reader (src/supervisor/spool.ts) with each file, so both refuse the same events.
+ * Throws the RpcError the socket answers (`unauthorized` for a secret that names no window).
+ */
+export async function authenticateHook<W>(params: Record<string, unknown>, authenticate: (secret: string) => W | null | undefined | Promise<W | null | undefined>): Promise<HookReport<W>> {
+  const hook = parseHookParams(params);
+  const window = hook.secret === '' ? null : await authenticate(hook.secret);
+  if (window === null || window === undefined) throw new RpcError('unauthorized', 'unknown secret: NERDR_TAB does not name a window');
+  const report: HookReport<W> = { window, agent: hook.agent, event: hook.event };
+  if (hook.dropped !== undefined) report.dropped = hook.dropped;
+  if (hook.hint !== undefined) report.hint = hook.hint;
+  return report;
 }

@@ -16,7 +16,7 @@ import { lstat, chmod, unlink } from 'node:fs/promises';
 import { RpcError, invalidRequest } from './errors.js';
 import { stringifyExact } from './exact-json.js';
 import { isHerdrReportMethod, parseHerdrReport, type ParsedReport } from './herdr.js';
-import { parseHookParams } from './hook-params.js';
+import { authenticateHook } from './hook-params.js';
 import { ByteBudget, LineReader } from './line-reader.js';
 import { SeqTracker, admit } from './seq.js';
 import { prepareSocketPath } from './socket-dir.js';
@@ -307,12 +307,7 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
       return { type: 'ok' };
     }
     if (method === 'nerdr.hook') {
-      const hook = parseHookParams(params);
-      const window = await authenticate(hook.secret, 'unauthorized');
-      const report: HookReport<W> = { window, agent: hook.agent, event: hook.event };
-      if (hook.dropped !== undefined) report.dropped = hook.dropped;
-      if (hook.hint !== undefined) report.hint = hook.hint;
-      await opts.onHook?.(report);
+      await opts.onHook?.(await authenticateHook(params, opts.authenticate));
       return { type: 'ok' };
     }
     const handler = handlers.get(method);
