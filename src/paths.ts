@@ -101,7 +101,10 @@ export function lightsOffFile(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(stateDir(env), 'lights-uninstalled');
 }
 
-/** Per tmux server: the supervisor's socket, log and lock. */
+/**
+ * Per tmux server: the supervisor's socket, log and lock, and the hook spool, which
+ * hooks/nerdr-hook finds from the socket's path (<dir>/nerdr-<key>.sock → <dir>/spool/<key>).
+ */
 export function serverFiles(socketPath: string, env: NodeJS.ProcessEnv = process.env) {
   const dir = stateDir(env);
   const key = serverKey(socketPath);
@@ -111,6 +114,7 @@ export function serverFiles(socketPath: string, env: NodeJS.ProcessEnv = process
     socket: path.join(dir, `nerdr-${key}.sock`),
     log: path.join(dir, `core-${key}.log`),
     lock: path.join(dir, `supervisor-${key}.lock`),
+    spool: path.join(dir, 'spool', key),
   };
 }
 

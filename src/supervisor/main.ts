@@ -7,12 +7,26 @@ import { formatProblem, loadConfig } from '../config.js';
 import { acquireLock } from './lock.js';
 import { fileLogger, type Logger } from './log.js';
 import { Supervisor } from './supervisor.js';
-import { createSocketServer, type SocketServer } from './socket/index.js';
+import { createSocketServer, type HookReport, type SocketServer } from './socket/index.js';
+import { processStartMs, SpoolReader } from './spool.js';
+import type { WatchedAgent } from './agent.js';
 import { registerApi } from './api.js';
 import { hashSecret } from './create.js';
 import { NerdrError } from '../errors.js';
 import { ManifestRegistry } from '../detect/index.js';
 import { NERDR_VERSION } from '../version.js';
+
+/** A secret (NERDR_TAB / HERDR_PANE_ID) to its window, by the hashes the windows keep. */
+function windowOf(sup: Supervisor, secret: string): WatchedAgent | null {
+  const h = hashSecret(secret);
+  for (const a of sup.agents.values()) if (a.secretHash === h) return a;
+  return null;
+}
+
+/** Where an authenticated hook event goes, from the socket and from the spool alike. */
+function applyHook(sup: Supervisor, h: HookReport<WatchedAgent>): void {
+  if (h.event) sup.onHook(h.window, h.agent, h.event, h.hint);
+}
 
 /**
  * The supervisor's socket: secrets are checked against the windows' stored hashes, hook events
@@ -23,19 +37,30 @@ export async function serveSocket(sup: Supervisor, path: string, log: Logger): P
     path,
     // herdr's clients read ping's version as the server's build: nerdr's own
     version: NERDR_VERSION,
-    authenticate: (secret) => {
-      const h = hashSecret(secret);
-      for (const a of sup.agents.values()) if (a.secretHash === h) return a;
-      return null;
-    },
+    authenticate: (secret) => windowOf(sup, secret),
     log: (m) => log('info', m),
-    onHook: (h) => {
-      if (h.event) sup.onHook(h.window, h.agent, h.event, h.hint);
-    },
+    onHook: (h) => applyHook(sup, h),
     onReport: (r) => sup.onReport(r.window, r),
   });
   registerApi(server, sup, path);
   return server;
+}
+
+/**
+ * The hook spool (src/supervisor/spool.ts): the same secrets and the same sink as the socket.
+ * Started once the windows are known, so what was left while no supervisor ran finds its window.
+ */
+export async function readSpool(sup: Supervisor, dir: string, log: Logger): Promise<SpoolReader<WatchedAgent>> {
+  const reader = new SpoolReader<WatchedAgent>({
+    dir,
+    authenticate: (secret) => windowOf(sup, secret),
+    apply: (h) => applyHook(sup, h),
+    startedAt: (a) => processStartMs(a.panePid),
+    describe: (a) => `${a.name} (${a.windowId})`,
+    log,
+  });
+  await reader.start();
+  return reader;
 }
 
 export async function runSupervisor(tmuxSocket: string, opts: { foreground: boolean }): Promise<void> {
@@ -64,10 +89,12 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   });
   await manifests.watch().catch((err: Error) => log('warn', `cannot watch manifest folders: ${err.message}`));
   let server: SocketServer | null = null;
+  let spool: SpoolReader<WatchedAgent> | null = null;
   let finishing = false;
   const finish = async (code: number): Promise<void> => {
     if (finishing) return;
     finishing = true;
+    await spool?.close().catch(() => undefined);
     await sup.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
     await manifests.close().catch(() => undefined);
@@ -91,6 +118,12 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     log('error', `start failed: ${(err as Error).message}`);
     await finish(1);
     return;
+  }
+  try {
+    spool = await readSpool(sup, files.spool, log);
+  } catch (err) {
+    // hooks still reach the socket through `nerdr hook`; the shell hook's events wait on disk
+    log('error', `cannot read the hook spool ${files.spool}: ${(err as Error).message}`);
   }
   log('info', `supervisor ${process.pid} ready on ${files.socket}`);
 }

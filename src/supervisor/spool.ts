@@ -1,0 +1,396 @@
+// The hook spool: one file per agent hook event, written without a Node start by hooks/nerdr-hook
+// (POSIX sh) or in-process by the opencode plugin, into <state>/spool/<server key>/ (0700, files
+// 0600). The supervisor reads it on file-system notifications, in order per window (timestamp,
+// then the file's own time, then name), authenticates each file by its secret exactly as the
+// socket does (authenticateHook), applies it through the socket's hook path, and deletes it. What
+// was written while no supervisor ran is applied when one starts. docs/agents.md "Hook paths".
+//
+// A file:
+//   nerdr-spool 1\n secret <NERDR_TAB>\n agent <agent>\n event <name or empty>\n time <ns>\n \n <payload>
+// named <time>.<writer>.hook; writers make it as a dot-file and rename it into place.
+//
+// Never crashes the supervisor: a file that is not nerdr's or cannot be read is moved into
+// aside/ (for `nerdr doctor`), a file of another owner is left alone, a refused event is logged.
+
+import { watch, type FSWatcher } from 'node:fs';
+import { chmod, lstat, mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { decodePayload, MAX_PAYLOAD_BYTES } from '../integrations/payload.js';
+import { authenticateHook } from './socket/hook-params.js';
+import { RpcError } from './socket/errors.js';
+import type { HookReport } from './socket/server.js';
+import type { Logger } from './log.js';
+
+export const SPOOL_MAGIC = 'nerdr-spool 1';
+/** The folder of moved-aside files, inside the spool. */
+export const ASIDE_DIR = 'aside';
+/** `<time ns>.<writer>.hook`; the writer part is the hook's pid (sh) or pid-counter (opencode). */
+export const SPOOL_NAME_RE = /^(\d{1,20})\.([0-9A-Za-z_-]{1,40})\.hook$/;
+const MAX_HEADER_BYTES = 4096;
+/** A payload is read up to one byte past the cap, so a file is at most this big. */
+export const MAX_FILE_BYTES = MAX_PAYLOAD_BYTES + 1 + MAX_HEADER_BYTES;
+/** Moved-aside files kept; the oldest go first. */
+export const MAX_ASIDE = 200;
+/** A writer's temporary dot-file this old belongs to a hook that was killed mid-write. */
+export const TEMP_MAX_AGE_MS = 60_000;
+
+// ---- pure parts ---------------------------------------------------------------------------
+
+export interface SpoolEntry {
+  name: string;
+  /** Wall-clock nanoseconds at which the hook ran. */
+  time: bigint;
+  secret: string;
+  agent: string;
+  /** The event name from the hook's command line; '' when the payload names it. */
+  event: string;
+  payload: Buffer;
+}
+
+export type Parsed = { entry: SpoolEntry } | { malformed: string };
+
+/** Reads one spool file's bytes. Pure. */
+export function parseSpoolFile(name: string, buf: Buffer): Parsed {
+  if (!SPOOL_NAME_RE.test(name)) return { malformed: 'not a spool file name' };
+  const end = buf.indexOf('\n\n');
+  if (end < 0 || end > MAX_HEADER_BYTES) return { malformed: 'no header' };
+  const lines = buf.subarray(0, end).toString('utf8').split('\n');
+  if (lines[0] !== SPOOL_MAGIC) return { malformed: 'not a nerdr spool file' };
+  const fields = new Map<string, string>();
+  for (const l of lines.slice(1)) {
+    const sp = l.indexOf(' ');
+    const key = sp < 0 ? l : l.slice(0, sp);
+    if (fields.has(key)) return { malformed: `field ${key} twice` };
+    fields.set(key, sp < 0 ? '' : l.slice(sp + 1));
+  }
+  const time = fields.get('time') ?? '';
+  if (!/^\d{1,20}$/.test(time)) return { malformed: 'no time' };
+  const secret = fields.get('secret');
+  const agent = fields.get('agent');
+  if (secret === undefined || agent === undefined) return { malformed: 'no secret or agent' };
+  return { entry: { name, time: BigInt(time), secret, agent, event: (fields.get('event') ?? '').trim(), payload: buf.subarray(end + 2) } };
+}
+
+/** The `nerdr.hook` params a spool entry stands for: what `nerdr hook` would have sent. Pure. */
+export function hookParams(e: SpoolEntry): Record<string, unknown> {
+  const p = decodePayload(e.payload);
+  const params: Record<string, unknown> = { secret: e.secret, agent: e.agent, event: p.json === null ? null : (JSON.parse(p.json) as unknown) };
+  if (p.dropped) params.dropped = p.dropped;
+  if (e.event) params.hint = e.event.slice(0, 64);
+  return params;
+}
+
+export interface Waiting {
+  entry: SpoolEntry;
+  /** The file's modification time (ns): orders one second's events where date has no %N. */
+  mtimeNs: bigint;
+}
+
+/** The order events are applied in: timestamp, then the file's own time, then name. Pure. */
+export function ordered(items: Waiting[]): Waiting[] {
+  const cmp = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
+  return [...items].sort((a, b) => cmp(a.entry.time, b.entry.time) || cmp(a.mtimeNs, b.mtimeNs) || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
+}
+
+/** An event written before the window's agent (last) started belongs to an earlier agent. Pure. */
+export function beforeStart(e: SpoolEntry, startedAtMs: number | null): boolean {
+  return startedAtMs !== null && e.time < BigInt(Math.floor(startedAtMs)) * 1_000_000n;
+}
+
+/** A writer's temporary file (`.<time>.<pid>`) left by a killed hook: removable. Pure, clock passed in. */
+export function staleTemp(name: string, mtimeMs: number, nowMs: number): boolean {
+  return name.startsWith('.') && nowMs - mtimeMs > TEMP_MAX_AGE_MS;
+}
+
+/** Where a file moved aside goes: `aside/<ms>-<why>-<name>`, so the oldest sorts first. Pure. */
+export function asideName(name: string, why: string, nowMs: number): string {
+  return `${String(Math.floor(nowMs)).padStart(13, '0')}-${why.replace(/[^a-z0-9]+/gi, '-')}-${name.replace(/^\.+/, '')}`;
+}
+
+/**
+ * Start time (ms since the epoch) of a process from its /proc/<pid>/stat and /proc/stat's btime,
+ * never later than the real start: btime is whole seconds and starttime is clock ticks (USER_HZ,
+ * 100 on every Linux nerdr runs on). Pure.
+ */
+export function startFromStat(statText: string, btimeSec: number, hz = 100): number | null {
+  const close = statText.lastIndexOf(')');
+  if (close < 0) return null;
+  // after "pid (comm) ": state is field 3, starttime field 22
+  const ticks = Number(statText.slice(close + 2).split(' ')[19]);
+  if (!Number.isFinite(ticks) || !Number.isFinite(btimeSec)) return null;
+  return btimeSec * 1000 + Math.floor((ticks * 1000) / hz);
+}
+
+let btime: number | undefined;
+
+/** When a process started (Linux); null elsewhere or when it is gone. */
+export function processStartMs(pid: number): number | null {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    btime ??= Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    return startFromStat(readFileSync(`/proc/${pid}/stat`, 'utf8'), btime);
+  } catch {
+    return null;
+  }
+}
+
+// ---- the folder ---------------------------------------------------------------------------
+
+/** The spool folder of the supervisor whose socket is `socketPath` (hooks/nerdr-hook derives it so). */
+export function spoolDirForSocket(socketPath: string): string {
+  const base = path.basename(socketPath).replace(/^nerdr-/, '').replace(/\.sock$/, '');
+  return path.join(path.dirname(socketPath), 'spool', base);
+}
+
+/** Creates the spool folder private, or makes it so. Refuses a link or another owner's folder. */
+export async function ensureSpoolDir(dir: string): Promise<void> {
+  await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const st = await lstat(dir);
+  if (!st.isDirectory()) throw new Error(`the spool ${dir} is not a folder`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) throw new Error(`the spool ${dir} belongs to uid ${st.uid}, not to you`);
+  if ((st.mode & 0o777) !== 0o700) await chmod(dir, 0o700);
+}
+
+export interface SpoolStatus {
+  dir: string;
+  exists: boolean;
+  waiting: number;
+  /** Modification time (ms) of the oldest waiting file. */
+  oldestWaitingMs: number | null;
+  aside: number;
+  /** The oldest moved-aside file, by name. */
+  oldestAside: string | null;
+}
+
+/** What `nerdr doctor` shows: files waiting, files moved aside, the oldest. */
+export async function spoolStatus(dir: string): Promise<SpoolStatus> {
+  const st: SpoolStatus = { dir, exists: false, waiting: 0, oldestWaitingMs: null, aside: 0, oldestAside: null };
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return st;
+  }
+  st.exists = true;
+  for (const n of names) {
+    if (!SPOOL_NAME_RE.test(n)) continue;
+    st.waiting++;
+    const m = await lstat(path.join(dir, n)).then((s) => s.mtimeMs, () => null);
+    if (m !== null && (st.oldestWaitingMs === null || m < st.oldestWaitingMs)) st.oldestWaitingMs = m;
+  }
+  const aside = await readdir(path.join(dir, ASIDE_DIR)).catch(() => [] as string[]);
+  aside.sort();
+  st.aside = aside.length;
+  st.oldestAside = aside[0] ?? null;
+  return st;
+}
+
+// ---- the reader ---------------------------------------------------------------------------
+
+export interface SpoolReaderOptions<W> {
+  dir: string;
+  /** The socket's own: a secret to the window it names, or null. */
+  authenticate(secret: string): W | null | undefined;
+  /** The socket's own hook sink. */
+  apply(hook: HookReport<W>): void;
+  /** When the window's agent last started (ms), or null when unknown. */
+  startedAt(window: W): number | null;
+  /** A name for the window in log lines. */
+  describe(window: W): string;
+  log: Logger;
+  now?: () => number;
+}
+
+export class SpoolReader<W> {
+  private watcher: FSWatcher | null = null;
+  private draining: Promise<void> | null = null;
+  private again = false;
+  private scheduled = false;
+  private closed = false;
+  private rewatchTimer: NodeJS.Timeout | null = null;
+  /** Files of another owner, logged once. */
+  private readonly ignored = new Set<string>();
+  private readonly uid = process.getuid?.();
+  private readonly now: () => number;
+  /** Events applied, discarded and refused since start (the bench and doctor read them). */
+  readonly counts = { applied: 0, discarded: 0, refused: 0, aside: 0 };
+
+  constructor(private readonly opts: SpoolReaderOptions<W>) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Makes the folder, watches it, and applies what was left in it, in order. */
+  async start(): Promise<void> {
+    await ensureSpoolDir(this.opts.dir);
+    this.watch();
+    await this.drain();
+  }
+
+  private watch(): void {
+    if (this.closed) return;
+    try {
+      this.watcher = watch(this.opts.dir, { persistent: false }, (_type, name) => {
+        if (name === null || !String(name).startsWith('.')) this.schedule();
+      });
+      this.watcher.on('error', (e) => this.rewatch(e));
+    } catch (e) {
+      this.rewatch(e as Error);
+    }
+  }
+
+  /** The folder was removed or the watch failed: make it again and read what is there. */
+  private rewatch(e: Error): void {
+    this.watcher?.close();
+    this.watcher = null;
+    if (this.closed || this.rewatchTimer) return;
+    this.opts.log('warn', `spool: watching ${this.opts.dir} failed (${e.message}); watching again in 1 s`);
+    this.rewatchTimer = setTimeout(() => {
+      this.rewatchTimer = null;
+      ensureSpoolDir(this.opts.dir).then(
+        () => {
+          this.watch();
+          this.schedule();
+        },
+        (err: Error) => this.rewatch(err),
+      );
+    }, 1000);
+  }
+
+  /** Notifications come in bursts: one pass per turn of the event loop. */
+  private schedule(): void {
+    if (this.scheduled || this.closed) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.drain();
+    });
+  }
+
+  /** Reads and applies everything waiting; resolves when the folder held nothing new. */
+  drain(): Promise<void> {
+    if (this.draining) {
+      this.again = true;
+      return this.draining;
+    }
+    this.draining = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.pass();
+        } while (this.again && !this.closed);
+      } catch (e) {
+        this.opts.log('warn', `spool: ${(e as Error).message}`);
+      } finally {
+        this.draining = null;
+      }
+    })();
+    return this.draining;
+  }
+
+  private async pass(): Promise<void> {
+    const dir = this.opts.dir;
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.rewatch(e as Error);
+      return;
+    }
+    const read = await Promise.all(names.map((n) => this.read(n)));
+    const waiting = read.filter((w): w is Waiting => w !== null);
+    let unknown = 0;
+    const done: string[] = [];
+    for (const w of ordered(waiting)) {
+      if (this.closed) break;
+      if ((await this.applyOne(w.entry)) === 'unknown') unknown++;
+      done.push(w.entry.name);
+    }
+    if (unknown > 0) this.opts.log('info', `spool: ${unknown} event(s) with a secret that names no window refused (as the socket refuses them)`);
+    await Promise.all(done.map((n) => unlink(path.join(dir, n)).catch(() => undefined)));
+  }
+
+  /** One directory entry: a waiting event, or null (skipped, cleaned up or moved aside). */
+  private async read(name: string): Promise<Waiting | null> {
+    if (name === ASIDE_DIR || this.ignored.has(name)) return null;
+    const file = path.join(this.opts.dir, name);
+    let st;
+    try {
+      st = await lstat(file, { bigint: true });
+    } catch {
+      return null; // gone meanwhile
+    }
+    if (this.uid !== undefined && Number(st.uid) !== this.uid) {
+      this.ignored.add(name);
+      this.opts.log('warn', `spool: ${name} belongs to uid ${st.uid}, not to this supervisor: ignored`);
+      return null;
+    }
+    if (name.startsWith('.')) {
+      if (staleTemp(name, Number(st.mtimeMs), this.now())) await unlink(file).catch(() => undefined);
+      return null;
+    }
+    if (!st.isFile() || !SPOOL_NAME_RE.test(name)) return this.aside(name, 'foreign', 'not a spool file');
+    if (st.size > BigInt(MAX_FILE_BYTES)) return this.aside(name, 'too-large', `${st.size} bytes`);
+    let buf: Buffer;
+    try {
+      buf = await readFile(file);
+    } catch (e) {
+      return this.aside(name, 'unreadable', (e as Error).message);
+    }
+    const parsed = parseSpoolFile(name, buf);
+    if ('malformed' in parsed) return this.aside(name, 'malformed', parsed.malformed);
+    return { entry: parsed.entry, mtimeNs: st.mtimeNs };
+  }
+
+  private async applyOne(e: SpoolEntry): Promise<'applied' | 'unknown' | 'refused' | 'discarded'> {
+    let report: HookReport<W>;
+    try {
+      report = await authenticateHook(hookParams(e), (secret) => this.opts.authenticate(secret));
+    } catch (err) {
+      this.counts.refused++;
+      if (err instanceof RpcError && err.code === 'unauthorized') return 'unknown';
+      this.opts.log('info', `spool: ${e.name} refused: ${(err as Error).message}`);
+      return 'refused';
+    }
+    if (beforeStart(e, this.opts.startedAt(report.window))) {
+      this.counts.discarded++;
+      this.opts.log('info', `spool: ${e.name} (${e.agent} ${e.event || 'event'}) for ${this.opts.describe(report.window)} was written before its agent last started: discarded`);
+      return 'discarded';
+    }
+    try {
+      this.opts.apply(report);
+      this.counts.applied++;
+    } catch (err) {
+      this.opts.log('warn', `spool: ${e.name}: ${(err as Error).message}`);
+    }
+    return 'applied';
+  }
+
+  private async aside(name: string, why: string, detail: string): Promise<null> {
+    const dir = path.join(this.opts.dir, ASIDE_DIR);
+    this.counts.aside++;
+    try {
+      await mkdir(dir, { mode: 0o700 }).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EEXIST') throw e;
+      });
+      await rename(path.join(this.opts.dir, name), path.join(dir, asideName(name, why, this.now())));
+      this.opts.log('warn', `spool: ${name} moved aside (${why}: ${detail})`);
+      const kept = (await readdir(dir)).sort();
+      for (const old of kept.slice(0, Math.max(0, kept.length - MAX_ASIDE))) await unlink(path.join(dir, old)).catch(() => undefined);
+    } catch (e) {
+      this.ignored.add(name);
+      this.opts.log('warn', `spool: ${name} (${why}) could not be moved aside: ${(e as Error).message}; ignored`);
+    }
+    return null;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.rewatchTimer) clearTimeout(this.rewatchTimer);
+    this.watcher?.close();
+    this.watcher = null;
+    await this.draining;
+  }
+}

@@ -1,0 +1,255 @@
+// The hook spool: the pure rules (file format, order, the restart and temp-file clocks), the shell
+// hook writing files the reader accepts, and the reader applying, refusing and moving files aside
+// in a temp folder (drain() awaited directly: no timing).
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ASIDE_DIR, asideName, beforeStart, hookParams, ordered, parseSpoolFile, SpoolReader, spoolDirForSocket, spoolStatus, staleTemp, startFromStat,
+  TEMP_MAX_AGE_MS, type SpoolEntry,
+} from '../../../src/supervisor/spool.js';
+import { serverFiles } from '../../../src/paths.js';
+import type { HookReport } from '../../../src/supervisor/socket/index.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
+const SCRIPT = path.join(ROOT, 'hooks', 'nerdr-hook');
+
+const file = (fields: Record<string, string>, payload = '{"hook_event_name":"Stop"}', magic = 'nerdr-spool 1'): Buffer =>
+  Buffer.from(`${magic}\n${Object.entries(fields).map(([k, v]) => `${k} ${v}`).join('\n')}\n\n${payload}`);
+const ok = (name: string, buf: Buffer): SpoolEntry => {
+  const p = parseSpoolFile(name, buf);
+  if (!('entry' in p)) throw new Error(p.malformed);
+  return p.entry;
+};
+
+describe('spool files (pure)', () => {
+  it('reads the header and keeps the payload bytes as written', () => {
+    const e = ok('1700000000123456789.42.hook', file({ secret: 'S', agent: 'claude', event: '', time: '1700000000123456789' }, '{"a":1}\n'));
+    expect(e).toMatchObject({ secret: 'S', agent: 'claude', event: '', time: 1700000000123456789n });
+    expect(e.payload.toString()).toBe('{"a":1}\n');
+    expect(hookParams(e)).toEqual({ secret: 'S', agent: 'claude', event: { a: 1 } });
+  });
+
+  it('judges the payload as `nerdr hook` does: over the cap, not JSON, empty → dropped; the event name is the hint', () => {
+    const big = ok('1.1.hook', file({ secret: 'S', agent: 'copilot', event: 'agentStop', time: '1' }, `{"x":"${'y'.repeat(1024 * 1024)}"}`));
+    expect(hookParams(big)).toEqual({ secret: 'S', agent: 'copilot', event: null, dropped: 'too_large', hint: 'agentStop' });
+    expect(hookParams(ok('1.1.hook', file({ secret: 'S', agent: 'a', time: '1' }, 'not json')))).toMatchObject({ event: null, dropped: 'malformed' });
+    expect(hookParams(ok('1.1.hook', file({ secret: 'S', agent: 'a', time: '1' }, '')))).toMatchObject({ event: null, dropped: 'empty' });
+    expect(hookParams(ok('1.1.hook', file({ secret: 'S', agent: 'a', time: '1' }, '[1]')))).toMatchObject({ event: null, dropped: 'malformed' });
+  });
+
+  it('refuses what is not a spool file', () => {
+    const bad = (name: string, buf: Buffer) => 'malformed' in parseSpoolFile(name, buf);
+    expect(bad('x.hook', file({ secret: 'S', agent: 'a', time: '1' }))).toBe(true);
+    expect(bad('1.1.hook', file({ secret: 'S', agent: 'a', time: '1' }, '{}', 'nerdr-spool 2'))).toBe(true);
+    expect(bad('1.1.hook', file({ secret: 'S', agent: 'a' }))).toBe(true);
+    expect(bad('1.1.hook', file({ agent: 'a', time: '1' }))).toBe(true);
+    expect(bad('1.1.hook', file({ secret: 'S', agent: 'a', time: 'soon' }))).toBe(true);
+    expect(bad('1.1.hook', Buffer.from('nerdr-spool 1\nsecret S\nagent a\ntime 1\n'))).toBe(true);
+    expect(bad('1.1.hook', Buffer.from(`nerdr-spool 1\nsecret S\nsecret T\nagent a\ntime 1\n\n{}`))).toBe(true);
+  });
+
+  it('orders by timestamp, then the file time, then name', () => {
+    const w = (name: string, time: bigint, mtimeNs: bigint) => ({ entry: { ...ok(name, file({ secret: 'S', agent: 'a', time: String(time) })), time }, mtimeNs });
+    const items = [w('3.b.hook', 3n, 1n), w('1.z.hook', 1n, 9n), w('3.a.hook', 3n, 1n), w('2.a.hook', 2n, 5n), w('2.b.hook', 2n, 4n)];
+    expect(ordered(items).map((i) => i.entry.name)).toEqual(['1.z.hook', '2.b.hook', '2.a.hook', '3.a.hook', '3.b.hook']);
+  });
+
+  it('an event written before the agent last started is an earlier agent\'s; unknown start discards nothing', () => {
+    const e = (ms: number) => ({ ...ok('1.1.hook', file({ secret: 'S', agent: 'a', time: '1' })), time: BigInt(ms) * 1_000_000n + 5n });
+    expect(beforeStart(e(999), 1000)).toBe(true);
+    expect(beforeStart(e(1000), 1000)).toBe(false);
+    expect(beforeStart(e(2000), 1000)).toBe(false);
+    expect(beforeStart(e(1), null)).toBe(false);
+  });
+
+  it('temp files of killed hooks expire by the injected clock; aside names sort by when', () => {
+    const now = 1_000_000;
+    expect(staleTemp('.1.2', now - TEMP_MAX_AGE_MS - 1, now)).toBe(true);
+    expect(staleTemp('.1.2', now - 10, now)).toBe(false);
+    expect(staleTemp('1.2.hook', 0, now)).toBe(false);
+    expect(asideName('1.2.hook', 'malformed', 5)).toBe('0000000000005-malformed-1.2.hook');
+    expect(asideName('.x', 'foreign', 12) < asideName('a', 'foreign', 100)).toBe(true);
+  });
+
+  it('a process start from /proc/<pid>/stat and btime, never later than the real one', () => {
+    // pid (comm with ) spaces) state ppid … field 22 = starttime in ticks
+    const fields = ['S', ...Array.from({ length: 18 }, (_, i) => String(i + 1)), '12345', '0'];
+    const stat = `77 (we) ird (x)) ${fields.join(' ')}`;
+    expect(startFromStat(stat, 1_700_000_000)).toBe(1_700_000_000_000 + 123_450);
+    expect(startFromStat('garbage', 1)).toBeNull();
+  });
+
+  it('the folder follows the socket: <state>/nerdr-<key>.sock → <state>/spool/<key>, as the shell hook derives it', () => {
+    const f = serverFiles('/tmp/tmux-1/my server', { NERDR_STATE_DIR: '/s t/ate' });
+    expect(spoolDirForSocket(f.socket)).toBe(f.spool);
+    const r = spawnSync('/bin/sh', ['-c', 'k=${NERDR_SOCKET##*/}; k=${k#nerdr-}; k=${k%.sock}; printf %s "${NERDR_SOCKET%/*}/spool/$k"'], { env: { NERDR_SOCKET: f.socket }, encoding: 'utf8' });
+    expect(r.stdout).toBe(f.spool);
+  });
+});
+
+describe('the shell hook and the reader', () => {
+  let root: string;
+  let spool: string;
+  let socket: string;
+  let logs: string[];
+  let applied: HookReport<string>[];
+  let windows: Record<string, string>;
+  let starts: Record<string, number | null>;
+  let now: number;
+
+  const reader = () =>
+    new SpoolReader<string>({
+      dir: spool,
+      authenticate: (s) => windows[s] ?? null,
+      apply: (h) => applied.push(h),
+      startedAt: (w) => starts[w] ?? null,
+      describe: (w) => w,
+      log: (_l, m) => logs.push(m),
+      now: () => now,
+    });
+
+  /** Runs the hook as an agent does: the window's variables, the payload on stdin. */
+  const hook = (args: string[], input: string | Buffer, env: Record<string, string> = {}) =>
+    spawnSync('/bin/sh', [SCRIPT, ...args], { input, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NERDR_SOCKET: socket, NERDR_TAB: 'S1', ...env } });
+
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'nerdr-spool-'));
+    socket = path.join(root, 'state', 'nerdr-srv-1.sock');
+    spool = path.join(root, 'state', 'spool', 'srv-1');
+    mkdirSync(spool, { recursive: true, mode: 0o700 });
+    logs = [];
+    applied = [];
+    windows = { S1: '@1', S2: '@2' };
+    starts = {};
+    now = Date.now();
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('writes one private file per event, prints nothing, exits 0; the reader applies them in order and deletes them', async () => {
+    const events = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'];
+    for (const ev of events) {
+      const r = hook(['claude'], JSON.stringify({ hook_event_name: ev }));
+      expect(r.status).toBe(0);
+      expect(r.stdout.toString()).toBe('');
+      expect(r.stderr.toString()).toBe('');
+    }
+    const names = readdirSync(spool);
+    expect(names).toHaveLength(4);
+    for (const n of names) expect(statSync(path.join(spool, n)).mode & 0o777).toBe(0o600);
+    await reader().drain();
+    expect(applied.map((h) => [h.window, h.agent, (h.event as { hook_event_name: string }).hook_event_name])).toEqual(events.map((e) => ['@1', 'claude', e]));
+    expect(readdirSync(spool)).toEqual([]);
+  });
+
+  it('passes the event name and an argument payload (Codex notify); agy gets its `{}`', async () => {
+    expect(hook(['copilot', 'agentStop'], '{"sessionId":"x"}').status).toBe(0);
+    expect(hook(['codex', 'notify', '{"type":"agent-turn-complete"}'], '').status).toBe(0);
+    const agy = hook(['agy', 'Stop'], '{}');
+    expect(agy.stdout.toString()).toBe('{}\n');
+    await reader().drain();
+    expect(applied.map((h) => [h.agent, h.hint, h.event])).toEqual([
+      ['copilot', 'agentStop', { sessionId: 'x' }],
+      ['codex', 'notify', { type: 'agent-turn-complete' }],
+      ['agy', 'Stop', {}],
+    ]);
+  });
+
+  it('a payload over 1 MiB is recorded as dropped, not applied as an event', async () => {
+    const r = hook(['claude'], Buffer.alloc(3 * 1024 * 1024, 0x20));
+    expect(r.status).toBe(0);
+    await reader().drain();
+    expect(applied).toEqual([{ window: '@1', agent: 'claude', event: null, dropped: 'too_large' }]);
+  });
+
+  it('outside a nerdr window, or with no spool folder, it exits 0 at once and writes nothing', () => {
+    expect(hook(['claude'], '{}', { NERDR_TAB: '', HERDR_PANE_ID: '' }).status).toBe(0);
+    expect(hook(['claude'], '{}', { NERDR_SOCKET: '' }).status).toBe(0);
+    expect(readdirSync(spool)).toEqual([]);
+    rmSync(spool, { recursive: true });
+    const r = hook(['claude'], '{}');
+    expect(r.status).toBe(0);
+    expect(r.stderr.toString()).toBe('');
+    expect(existsSync(spool)).toBe(false);
+    // a folder it cannot write into: still 0, still silent
+    mkdirSync(spool, { mode: 0o500 });
+    const ro = hook(['claude'], '{}');
+    expect(ro.status).toBe(0);
+    expect(ro.stderr.toString()).toBe('');
+  });
+
+  it('authenticates like the socket: an unknown secret is refused with a log line and removed', async () => {
+    hook(['claude'], '{"hook_event_name":"Stop"}', { NERDR_TAB: 'nobody' });
+    hook(['claude'], '{"hook_event_name":"Stop"}', { NERDR_TAB: 'S2' });
+    await reader().drain();
+    expect(applied.map((h) => h.window)).toEqual(['@2']);
+    expect(logs.join('\n')).toMatch(/1 event\(s\) with a secret that names no window refused/);
+    expect(readdirSync(spool)).toEqual([]);
+  });
+
+  it('an event written before the window\'s agent last started is discarded with a log line', async () => {
+    hook(['claude'], '{"hook_event_name":"Stop"}');
+    starts['@1'] = Date.now() + 60_000;
+    starts['@2'] = 0;
+    hook(['claude'], '{"hook_event_name":"Stop"}', { NERDR_TAB: 'S2' });
+    await reader().drain();
+    expect(applied.map((h) => h.window)).toEqual(['@2']);
+    expect(logs.join('\n')).toMatch(/for @1 was written before its agent last started: discarded/);
+    expect(readdirSync(spool)).toEqual([]);
+  });
+
+  it('malformed and foreign files are moved aside (doctor shows them), other owners\' left alone, old temp files cleaned', async () => {
+    writeFileSync(path.join(spool, '5.1.hook'), 'hello');
+    writeFileSync(path.join(spool, 'notes.txt'), 'mine');
+    symlinkSync('/etc/passwd', path.join(spool, '6.1.hook'));
+    mkdirSync(path.join(spool, '7.1.hook'));
+    writeFileSync(path.join(spool, '.123.9'), 'half');
+    writeFileSync(path.join(spool, '.124.9'), 'half, being written');
+    const old = (now - TEMP_MAX_AGE_MS - 5000) / 1000;
+    utimesSync(path.join(spool, '.123.9'), old, old);
+    hook(['claude'], '{"hook_event_name":"Stop"}');
+    const r = reader();
+    await r.drain();
+    expect(applied).toHaveLength(1);
+    const aside = readdirSync(path.join(spool, ASIDE_DIR)).sort();
+    expect(aside.map((n) => n.replace(/^\d+-/, ''))).toEqual(['foreign-6.1.hook', 'foreign-7.1.hook', 'foreign-notes.txt', 'malformed-5.1.hook']);
+    expect(readdirSync(spool).sort()).toEqual(['.124.9', ASIDE_DIR]);
+    expect(readFileSync('/etc/passwd', 'utf8').length).toBeGreaterThan(0); // the link moved, not its target
+    const st = await spoolStatus(spool);
+    expect(st).toMatchObject({ exists: true, waiting: 0, aside: 4 });
+    expect(st.oldestAside).toBe(aside[0]);
+    await r.close();
+  });
+
+  it('doctor\'s view: waiting files and the oldest', async () => {
+    hook(['claude'], '{}');
+    hook(['claude'], '{}');
+    const st = await spoolStatus(spool);
+    expect(st.waiting).toBe(2);
+    expect(st.oldestWaitingMs).toBeGreaterThan(0);
+    expect((await spoolStatus(path.join(root, 'none'))).exists).toBe(false);
+  });
+
+  it('start() makes the folder private and applies what was left', async () => {
+    hook(['claude'], '{"hook_event_name":"Stop"}');
+    chmodSync(spool, 0o755);
+    const r = reader();
+    await r.start();
+    expect(statSync(spool).mode & 0o777).toBe(0o700);
+    expect(applied).toHaveLength(1);
+    await r.close();
+    rmSync(spool, { recursive: true });
+    const again = reader();
+    await again.start();
+    expect(statSync(spool).isDirectory()).toBe(true);
+    await again.close();
+  });
+
+  it('uses no bash-isms: the script passes `sh -n` and runs under dash', () => {
+    expect(spawnSync('/bin/sh', ['-n', SCRIPT]).status).toBe(0);
+    const text = readFileSync(SCRIPT, 'utf8');
+    expect(text).not.toMatch(/\[\[|\$\{[^}]*\/\/|\bfunction\b|<<<|\$'|\blocal\b|\bsource\b|EPOCHREALTIME/);
+  });
+});
