@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import type { Command } from 'commander';
-import { NerdrError } from '../errors.js';
+import { fromServerError, NerdrError } from '../errors.js';
 import { checkTmuxVersion, resolveSocket, serverRunning } from '../tmux/server.js';
 import { ensureStateDir, nerdrBin, serverFiles } from '../paths.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
@@ -104,7 +104,7 @@ export async function call<T>(cmd: Command, method: string, params: unknown = {}
     return await ask();
   } catch (err) {
     if (!(err instanceof SocketRequestError)) throw err;
-    if (err.code !== 'server_not_running') throw new NerdrError(err.message);
+    if (err.code !== 'server_not_running') throw socketError(err);
   }
   const sock = await tmuxSocket(cmd);
   if (opts.whenNone && !(await hasNerdrWindows(sock))) return opts.whenNone();
@@ -112,9 +112,19 @@ export async function call<T>(cmd: Command, method: string, params: unknown = {}
   try {
     return await ask();
   } catch (err) {
-    if (err instanceof SocketRequestError) throw new NerdrError(err.message);
+    if (err instanceof SocketRequestError) throw socketError(err);
     throw err;
   }
+}
+
+/**
+ * A failed request as the CLI reports it, its code kept: the supervisor's own code when it
+ * replied; otherwise the client's (`no_answer` for a request it gave up on, so it is never taken
+ * for the supervisor's `timeout` of `nerdr wait`).
+ */
+export function socketError(err: SocketRequestError): NerdrError {
+  if (err.response !== undefined) return fromServerError(err.code, err.message);
+  return new NerdrError(err.message, undefined, { code: err.code === 'timeout' ? 'no_answer' : err.code });
 }
 
 /** The session of the calling client (inside tmux), or the one named with -t. */

@@ -36,6 +36,8 @@ const MODULES: Record<string, string> = {
   search: './search.js',
   usage: './usage.js',
   restore: './restore.js',
+  worktree: './worktree.js',
+  review: './review.js',
 };
 
 /** The command word: the first argument that is not a global option or its value. */
@@ -72,6 +74,23 @@ export async function buildProgram(args: string[] = []): Promise<Command> {
   return program;
 }
 
+/**
+ * The exit status of each error code the CLI can meet; every other error exits 1. The codes are
+ * the supervisor's (socket replies) and the CLI's own; the status never depends on message text.
+ */
+export const EXIT_STATUS: Readonly<Record<string, number>> = {
+  // nerdr wait: the agent will not reach the state
+  agent_exited: 3,
+  agent_replaced: 3,
+  agent_gone: 3,
+  // nerdr wait --timeout ran out
+  timeout: 124,
+};
+
+export function exitStatus(err: NerdrError): number {
+  return err.exitCode ?? (err.code !== undefined ? EXIT_STATUS[err.code] : undefined) ?? 1;
+}
+
 export async function main(argv: string[]): Promise<void> {
   // `nerdr ls | head`: a reader that stops early is no error
   for (const out of [process.stdout, process.stderr]) {
@@ -97,7 +116,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     if (err instanceof NerdrError) {
       process.stderr.write(err.render() + '\n');
-      process.exitCode = err.exitCode;
+      process.exitCode = exitStatus(err);
       return;
     }
     process.stderr.write(`nerdr: ${(err as Error).stack ?? String(err)}\n`);

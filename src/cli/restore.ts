@@ -195,9 +195,9 @@ async function waitOutcome(cmd: Command, target: string): Promise<'alive' | 'exi
     await call(cmd, 'nerdr.wait', { target, until: ['exited'], timeoutMs: RESUME_GRACE_MS }, { timeoutMs: RESUME_GRACE_MS + 5000 });
     return 'exited';
   } catch (err) {
-    const m = (err as Error).message;
-    if (/timed out/.test(m)) return 'alive';
-    if (/exited/.test(m)) return 'exited';
+    const code = err instanceof NerdrError ? err.code : undefined;
+    if (code === 'timeout') return 'alive';
+    if (code === 'agent_exited') return 'exited';
     return 'gone';
   }
 }

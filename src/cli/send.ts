@@ -60,13 +60,6 @@ function checkWords(words: string[]): void {
   }
 }
 
-/** A server error "…; fix: …" becomes what and fix, as the CLI prints them. */
-function withFix(err: unknown): unknown {
-  if (!(err instanceof NerdrError) || err.fix) return err;
-  const i = err.message.indexOf('; fix: ');
-  return i < 0 ? err : new NerdrError(err.message.slice(0, i), err.message.slice(i + '; fix: '.length), err.exitCode);
-}
-
 export function register(program: Command): void {
   program
     .command('send <target> [message...]')
@@ -91,11 +84,7 @@ export function register(program: Command): void {
         throw new NerdrError(`the message holds so many control characters that its request is ${line} bytes, over the socket's ${DEFAULT_MAX_LINE_BYTES}`, 'send it in parts, or put it in a file and send its path');
       }
       let r: { target: string; id: string; position: number; state: string; exited: boolean; warning?: string };
-      try {
-        r = await call(cmd, 'nerdr.send', { target, message: text });
-      } catch (err) {
-        throw withFix(err);
-      }
+      r = await call(cmd, 'nerdr.send', { target, message: text });
       if (r.warning) process.stderr.write(`nerdr: warning: ${r.warning}\n`);
       if (opts.json) return printJson(r);
       const when = r.exited
@@ -123,14 +112,9 @@ export function register(program: Command): void {
         if (!Number.isFinite(n) || n <= 0) throw new NerdrError(`--timeout takes a positive number of seconds, not "${opts.timeout}"`);
         timeoutMs = Math.round(n * 1000);
       }
-      try {
-        const r = await call<{ target: string; state: string }>(cmd, 'nerdr.wait', { target, until, timeoutMs }, { timeoutMs: 0 });
-        if (opts.json) printJson(r);
-        else process.stdout.write(`${r.target} ${r.state}\n`);
-      } catch (err) {
-        if (err instanceof NerdrError && /^timed out/.test(err.message)) throw new NerdrError(err.message, undefined, 124);
-        if (err instanceof NerdrError && /exited|restarted|is gone/.test(err.message)) throw new NerdrError(err.message, undefined, 3);
-        throw err;
-      }
+      // its exit statuses (124, 3) follow from the reply's code: cli/main.ts EXIT_STATUS
+      const r = await call<{ target: string; state: string }>(cmd, 'nerdr.wait', { target, until, timeoutMs }, { timeoutMs: 0 });
+      if (opts.json) printJson(r);
+      else process.stdout.write(`${r.target} ${r.state}\n`);
     });
 }

@@ -28,6 +28,7 @@ import { pidAlive } from './lock.js';
 import { Notifier, type ClientView, type NotifyChannels } from './notify.js';
 import path from 'node:path';
 import type { Logger } from './log.js';
+import { TmuxCommandError } from '../errors.js';
 
 export interface SupervisorOptions {
   tmuxSocket: string;
@@ -609,14 +610,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   async run(cmd: string): Promise<string> {
     const [r] = await new Promise<Reply[]>((resolve) => this.sendLine([cmd], resolve));
-    if (!r?.ok) throw new Error(r ? replyText(r) || 'command skipped' : 'no reply');
+    if (!r?.ok) throw new TmuxCommandError(verb(cmd), r ? replyText(r) || 'the command was skipped (the control client is gone)' : 'no reply');
     return replyText(r);
   }
 
   async runAll(cmds: string[]): Promise<Reply[]> {
     const replies = await new Promise<Reply[]>((resolve) => this.sendLine(cmds, resolve));
-    const bad = replies.find((r) => !r.ok && !r.skipped);
-    if (bad) throw new Error(replyText(bad));
+    const i = replies.findIndex((r) => !r.ok && !r.skipped);
+    if (i >= 0) throw new TmuxCommandError(verb(cmds[i] ?? ''), replyText(replies[i]!));
     return replies;
   }
 
@@ -688,3 +689,8 @@ export async function ensureHiddenSession(socket: string): Promise<void> {
 }
 
 export { escapeFormat };
+
+/** The first word of a tmux command line: what an error names. */
+function verb(cmd: string): string {
+  return cmd.trimStart().split(/\s/, 1)[0] || 'command';
+}

@@ -258,6 +258,14 @@ describe.skipIf(!tmuxAvailable)('messages, wait, next, notifications: live', () 
       expect(g.code, g.stderr).toBe(3);
       expect(g.stderr).toMatch(/exited|gone/);
     }, 90_000);
+
+    it('an unknown target exits 1, even when a window name in the error says "restarted" or "exited"', async () => {
+      await demo('restarted-build');
+      await demo('exited-once');
+      const r = await env.nerdr('wait', 'typo', '--timeout', '5');
+      expect(r.stderr).toMatch(/no agent "typo".*restarted-build/);
+      expect(r.code, r.stderr).toBe(1);
+    }, 60_000);
   });
 
   describe('nerdr next and notifications (an attached client)', () => {
