@@ -1,18 +1,26 @@
 // nerdr's opencode plugin: forwards opencode's lifecycle to nerdr.
-// NERDR_INTEGRATION=opencode NERDR_INTEGRATION_VERSION=1
+// NERDR_INTEGRATION=opencode NERDR_INTEGRATION_VERSION=2
 // Managed by nerdr (nerdr integrations install/uninstall opencode). Remove the line above to keep edits.
 //
 // Active only in the opencode nerdr started: that one has NERDR_OPENCODE_PLUGIN=1 in its environment,
 // which this file removes at once, so an opencode the agent runs itself (it inherits the rest of the
-// environment) reports nothing. Each event is handed to `"$NERDR_BIN" hook opencode <type>` with the
-// event JSON on stdin, one at a time so they arrive in order. Child sessions (subagents) are marked
-// with properties.info.parentID so nerdr keeps only their permission prompts and questions.
-import { spawn } from 'node:child_process';
+// environment) reports nothing. Each event is written from opencode's own process as one file in the
+// supervisor's hook spool, <state>/spool/<server key>/ next to NERDR_SOCKET (<state>/nerdr-<key>.sock),
+// exactly as nerdr's shell hook (hooks/nerdr-hook) writes it: a temporary dot-file renamed into
+// place, no process started. Files are written one at a time with rising timestamps, so they are
+// read in order. Child sessions (subagents) are marked with properties.info.parentID so nerdr keeps
+// only their permission prompts and questions.
+import { renameSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 const env = process.env;
-const BIN = env.NERDR_BIN;
-const ACTIVE = env.NERDR_OPENCODE_PLUGIN === '1' && !!BIN && !!env.NERDR_SOCKET && !!(env.NERDR_TAB || env.HERDR_PANE_ID);
+const SECRET = env.NERDR_TAB || env.HERDR_PANE_ID || '';
+const SOCKET = env.NERDR_SOCKET || '';
+const ACTIVE = env.NERDR_OPENCODE_PLUGIN === '1' && !!SOCKET && !!SECRET && !/[\n\r]/.test(SECRET);
 delete env.NERDR_OPENCODE_PLUGIN;
+const SPOOL = SOCKET ? path.join(path.dirname(SOCKET), 'spool', path.basename(SOCKET).replace(/^nerdr-/, '').replace(/\.sock$/, '')) : '';
+// one byte past nerdr's 1 MiB cap: the reader records a larger payload as dropped
+const CAP = 1024 * 1024 + 1;
 
 const FORWARD = new Set([
   'session.created', 'session.updated', 'session.status', 'session.idle', 'session.error', 'session.deleted',
@@ -21,27 +29,23 @@ const FORWARD = new Set([
 ]);
 
 const parents = new Map(); // child session id -> parent session id
-let chain = Promise.resolve();
-
-function run(type, payload) {
-  return new Promise((resolve) => {
-    let child;
-    try {
-      child = spawn(BIN, ['hook', 'opencode', type], { stdio: ['pipe', 'ignore', 'ignore'] });
-    } catch {
-      resolve();
-      return;
-    }
-    const timer = setTimeout(() => { try { child.kill(); } catch {} resolve(); }, 2000);
-    child.on('error', () => { clearTimeout(timer); resolve(); });
-    child.on('close', () => { clearTimeout(timer); resolve(); });
-    child.stdin.on('error', () => {});
-    child.stdin.end(JSON.stringify(payload));
-  });
-}
+let last = 0n;
+let n = 0;
 
 function send(type, payload) {
-  chain = chain.then(() => run(type, payload)).catch(() => {});
+  try {
+    if (!statSync(SPOOL).isDirectory()) return;
+    // wall-clock nanoseconds, rising even within one millisecond
+    let t = BigInt(Date.now()) * 1000000n;
+    if (t <= last) t = last + 1n;
+    last = t;
+    const body = Buffer.from(JSON.stringify(payload));
+    const head = Buffer.from(`nerdr-spool 1\nsecret ${SECRET}\nagent opencode\nevent ${type}\ntime ${t}\n\n`);
+    const name = `${t}.${process.pid}-${n++}`;
+    const tmp = path.join(SPOOL, `.${name}`);
+    writeFileSync(tmp, Buffer.concat([head, body.subarray(0, CAP)]), { mode: 0o600 });
+    renameSync(tmp, path.join(SPOOL, `${name}.hook`));
+  } catch {}
 }
 
 function sessionOf(props) {

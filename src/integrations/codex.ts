@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { LaunchPlan, PlanInput } from './launch.js';
-import { flagValue, hasFlag, homeOf, hookCommand, isObj, readText, sha, writeIfChanged, parseJson } from './common.js';
+import { flagValue, hasFlag, homeOf, hookArgv, hookCommand, isObj, mentionsOurHook, readText, sha, writeIfChanged, parseJson } from './common.js';
 
 export const CODEX_EVENTS = [
   'SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'Stop',
@@ -49,7 +49,7 @@ export function codexHookFlags(nerdrBin: string): string[] {
 
 /** The legacy notify program: codex appends the turn's JSON as the last argument. */
 export function codexNotifyFlag(nerdrBin: string): string[] {
-  return ['-c', `notify=[${[nerdrBin, 'hook', 'codex', 'notify'].map(tomlString).join(',')}]`];
+  return ['-c', `notify=[${hookArgv(nerdrBin, 'codex', 'notify').map(tomlString).join(',')}]`];
 }
 
 export function codexHome(env: NodeJS.ProcessEnv): string {
@@ -225,7 +225,7 @@ export async function codexTrust(i: CodexTrustInput): Promise<CodexTrust> {
   } catch (e) {
     return { trusted: false, ...(cached ? { hashes: cached } : {}), reason: `could not ask codex about hook trust: ${(e as Error).message}` };
   }
-  const ours = list.filter((h) => h.command === undefined || /(^|\s)hook codex(\s|$)/.test(h.command));
+  const ours = list.filter((h) => h.command === undefined || mentionsOurHook(h.command, 'codex'));
   const hashes: Record<string, string> = {};
   for (const h of ours) hashes[h.key] = h.currentHash;
   if (ours.length !== CODEX_EVENTS.length) return { trusted: false, hashes, reason: `codex listed ${ours.length} of nerdr's ${CODEX_EVENTS.length} hooks (hooks disabled in its config?)` };

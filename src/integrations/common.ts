@@ -13,14 +13,36 @@ export function shQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The command an agent runs for one hook: `<nerdrBin> hook <agent> [<event>]`. */
+/**
+ * nerdr's shell hook (hooks/nerdr-hook): writes one spool file per event, no Node start. Found
+ * beside nerdr's executable, which is always <package>/bin/nerdr.js (paths.ts).
+ */
+export function shellHookPath(nerdrBin: string): string {
+  return path.join(path.dirname(path.dirname(nerdrBin)), 'hooks', 'nerdr-hook');
+}
+
+/**
+ * The command an agent runs for one hook: `/bin/sh <package>/hooks/nerdr-hook <agent> [<event>]`.
+ * Run by `sh` by name, so the script needs no executable bit (a TPM clone, a tarball).
+ * `nerdr hook <agent>` (the Node path) stays for herdr-style scripts and users.
+ */
 export function hookCommand(nerdrBin: string, agent: string, event?: string): string {
-  return [shQuote(nerdrBin), 'hook', agent, ...(event ? [event] : [])].join(' ');
+  return ['/bin/sh', shQuote(shellHookPath(nerdrBin)), agent, ...(event ? [event] : [])].join(' ');
+}
+
+/** The argv form of hookCommand, for agents that take a program and its arguments (Codex's notify). */
+export function hookArgv(nerdrBin: string, agent: string, event?: string): string[] {
+  return ['/bin/sh', shellHookPath(nerdrBin), agent, ...(event ? [event] : [])];
+}
+
+/** True when text (a command, or a config file holding one) runs nerdr's hook for this agent: the shell hook or `nerdr hook`. */
+export function mentionsOurHook(text: string, agent: string): boolean {
+  return new RegExp(`(^|[\\s'"/-])hook'? ${agent}(?![\\w-])`).test(text);
 }
 
 /** True when a hook command string is one of nerdr's, for this agent. */
 export function isOurCommand(cmd: unknown, agent: string): boolean {
-  return typeof cmd === 'string' && /nerdr/.test(cmd) && new RegExp(`(^|\\s)hook ${agent}(\\s|$)`).test(cmd);
+  return typeof cmd === 'string' && /nerdr/.test(cmd) && mentionsOurHook(cmd, agent);
 }
 
 export function sha(text: string, len = 12): string {

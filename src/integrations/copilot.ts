@@ -3,7 +3,7 @@
 // touched. The manifest (`.plugin/plugin.json`, base in hooks/copilot/plugin.json) carries the hooks
 // inline as the bare event map: Copilot 1.0.102 silently ignores an inline hooks-file shape
 // (`{"version":1,"hooks":{…}}`) there (tested offline, docs/agents.md). camelCase events, each
-// running `<nerdr> hook copilot <event>` (camelCase payloads carry no event name). preToolUse is not
+// running nerdr's shell hook `… copilot <event>` (camelCase payloads carry no event name). preToolUse is not
 // registered: it is fail-closed (a crash would deny the tool), and permissionRequest fires for
 // auto-approved calls too; notification/permission_prompt is the signal.
 //   launch    <state>/launch/copilot/plugin-<hash>/
@@ -13,7 +13,7 @@
 
 import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
-import { flagValue, hasFlag, homeOf, hookCommand, isObj, newUuid, parseJson, readText, sha, UUID_RE, writeIfChanged } from './common.js';
+import { flagValue, hasFlag, homeOf, hookCommand, isObj, mentionsOurHook, newUuid, parseJson, readText, sha, UUID_RE, writeIfChanged } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 
 export const COPILOT_EVENTS: { event: string; matcher?: string }[] = [
@@ -65,7 +65,7 @@ export const copilotFiles: FileIntegration = {
   },
   remove: (existing) => (marked(existing) ? null : undefined),
   current: (existing, c) => existing === copilotManifest(c.packageRoot, c.nerdrBin),
-  ours: (existing) => marked(existing) || /hook copilot/.test(existing),
+  ours: (existing) => marked(existing) || mentionsOurHook(existing, 'copilot'),
 };
 
 export function planCopilot(p: PlanInput): LaunchPlan {

@@ -8,13 +8,13 @@
 // An extension is loaded without either condition: nerdr's is ~/.gemini/extensions/nerdr/, the
 // manifest gemini-extension.json plus the hooks in hooks/hooks.json. Every gemini the user starts
 // loads it, so each hook command first checks, in the shell, that nerdr started this gemini
-// (NERDR_GEMINI_HOOKS=1, set by the launch): a gemini outside nerdr pays a `[`, not a Node start.
+// (NERDR_GEMINI_HOOKS=1, set by the launch): a gemini outside nerdr pays a `[`, not a shell start.
 // Always `--session-id <uuid>` (unless the user resumes or names one), so the conversation resumes.
 
 import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { agentConfig } from '../config.js';
-import { flagValue, hasFlag, homeOf, hookCommand, isObj, newUuid, parseJson, readText, UUID_RE } from './common.js';
+import { flagValue, hasFlag, homeOf, hookCommand, isObj, mentionsOurHook, newUuid, parseJson, readText, UUID_RE } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import type { InstallMode } from './modes.js';
 
@@ -67,12 +67,12 @@ export const geminiFiles: FileIntegration = {
   file: (_mode, c) => path.join(extensionDir(c.env), 'hooks', 'hooks.json'),
   companions: (_mode, c) => [{ file: path.join(extensionDir(c.env), 'gemini-extension.json'), text: geminiExtensionManifest(), ours: marked }],
   apply(existing, c) {
-    if (existing !== undefined && !/hook gemini/.test(existing)) return { leave: 'an extension named nerdr that is not nerdr\'s is in ~/.gemini/extensions: left as it is' };
+    if (existing !== undefined && !mentionsOurHook(existing, 'gemini')) return { leave: 'an extension named nerdr that is not nerdr\'s is in ~/.gemini/extensions: left as it is' };
     return { text: render(geminiHooks(c.nerdrBin)) };
   },
-  remove: (existing) => (/hook gemini/.test(existing) ? null : undefined),
+  remove: (existing) => (mentionsOurHook(existing, 'gemini') ? null : undefined),
   current: (existing, c) => existing === render(geminiHooks(c.nerdrBin)),
-  ours: (existing) => /hook gemini/.test(existing),
+  ours: (existing) => mentionsOurHook(existing, 'gemini'),
 };
 
 /**

@@ -7,6 +7,7 @@ import { launchPlan, resumeArgs, type LaunchContext } from '../../../src/integra
 import { CLAUDE_EVENTS } from '../../../src/integrations/claude.js';
 import { mapHookPayload } from '../../../src/integrations/events/index.js';
 import { SHARED_FIXTURES } from '../../shared-fixtures.js';
+import { shellHookPath } from '../../../src/integrations/common.js';
 
 const packageRoot = path.resolve(import.meta.dirname, '..', '..', '..');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -47,7 +48,7 @@ describe('claude launch plan', () => {
     expect(Object.keys(s.hooks).sort()).toEqual(CLAUDE_EVENTS.map((e) => e.event).sort());
     for (const [event, groups] of Object.entries(s.hooks)) {
       expect(groups).toHaveLength(1);
-      expect(groups[0]!.hooks).toEqual([{ type: 'command', command: `'${c.nerdrBin}' hook claude`, timeout: 10 }]);
+      expect(groups[0]!.hooks).toEqual([{ type: 'command', command: `/bin/sh '${shellHookPath(c.nerdrBin)}' claude`, timeout: 10 }]);
       if (event === 'Notification') expect(groups[0]!.matcher).toContain('permission_prompt');
     }
     const sid = plan.argv[plan.argv.indexOf('--session-id') + 1]!;
@@ -118,7 +119,7 @@ describe('claude launch plan', () => {
     expect(plan.argv.filter((a) => a === '--settings')).toHaveLength(1);
     const s = settingsOf(plan.argv) as unknown as { model: string; hooks: Record<string, { hooks: { command: string }[] }[]> };
     expect(s.model).toBe('x');
-    expect(s.hooks.Stop!.map((g) => g.hooks[0]!.command)).toEqual(['my-stop', expect.stringContaining('hook claude')]);
+    expect(s.hooks.Stop!.map((g) => g.hooks[0]!.command)).toEqual(['my-stop', expect.stringContaining("nerdr-hook' claude")]);
     const inline = await launchPlan('claude', ['--settings={"theme":"dark"}'], ctx());
     expect((settingsOf(inline.argv) as unknown as { theme: string }).theme).toBe('dark');
   });

@@ -70,7 +70,7 @@ describe('codex hook flags', () => {
       expect(flags[i]).toBe('-c');
       const [k, v] = flags[i + 1]!.split(/=(.*)/s);
       const parsed = parseToml(`x = ${v}`) as { x: { hooks: { type: string; command: string; timeout: number }[] }[] };
-      expect(parsed.x[0]!.hooks[0]!.command).toBe(`'${bin}' hook codex`);
+      expect(parsed.x[0]!.hooks[0]!.command).toBe(`/bin/sh '${path.join(root, 'nerdr pkg', 'hooks', 'nerdr-hook')}' codex`);
       expect(k).toMatch(/^hooks\.[A-Z]\w+$/);
     }
     expect(codexHookFlags(bin)).toEqual(flags);
@@ -93,7 +93,7 @@ describe('codex launch plan and trust', () => {
     expect(plan.argv[1]).toBe('--no-daemon');
     expect(plan.argv.some((a) => a.startsWith('hooks.'))).toBe(false);
     const notify = plan.argv[plan.argv.indexOf('-c') + 1]!;
-    expect(parseToml(notify.replace(/^notify=/, 'notify = '))).toEqual({ notify: [path.join(root, 'nerdr pkg', 'bin', 'nerdr.js'), 'hook', 'codex', 'notify'] });
+    expect(parseToml(notify.replace(/^notify=/, 'notify = '))).toEqual({ notify: ['/bin/sh', path.join(root, 'nerdr pkg', 'hooks', 'nerdr-hook'), 'codex', 'notify'] });
     expect(plan.argv.at(-1)).toBe('fix it');
     expect(plan.notes.join()).toMatch(/install codex/);
     expect(readFileSync(configToml, 'utf8')).toBe(USER_CONFIG);

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,8 @@ import { opencodeFiles } from '../../../src/integrations/opencode.js';
 import { copilotFiles, COPILOT_EVENTS } from '../../../src/integrations/copilot.js';
 import { GEMINI_EVENTS, geminiFiles, geminiHookCommand } from '../../../src/integrations/gemini.js';
 import { mapHookPayload } from '../../../src/integrations/events/index.js';
+import { hookParams, ordered, parseSpoolFile, SPOOL_NAME_RE } from '../../../src/supervisor/spool.js';
+import { hookArgv, hookCommand, isOurCommand, mentionsOurHook } from '../../../src/integrations/common.js';
 
 const packageRoot = path.resolve(import.meta.dirname, '..', '..', '..');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -64,11 +66,10 @@ describe('opencode', () => {
     expect((await launchPlan('opencode', [], ctx({ hooks: false }))).env).toEqual({});
   });
 
-  it('the plugin is active only with the launch marker, and forwards events in order to `$NERDR_BIN hook opencode <type>`', async () => {
-    const log = path.join(root, 'hook.log');
-    const fake = path.join(root, 'fake-nerdr.sh');
-    writeFileSync(fake, `#!/bin/sh\nprintf '%s %s ' "$2" "$3" >> '${log}'\ncat >> '${log}'\necho >> '${log}'\n`, { mode: 0o755 });
-    const env = { ...process.env, NERDR_BIN: fake, NERDR_SOCKET: '/x', NERDR_TAB: 's', NERDR_OPENCODE_PLUGIN: '1' };
+  it('the plugin is active only with the launch marker, and writes the events in order into the spool, from its own process', async () => {
+    const spool = path.join(root, 'state', 'spool', 'k');
+    mkdirSync(spool, { recursive: true, mode: 0o700 });
+    const env = { ...process.env, NERDR_SOCKET: path.join(root, 'state', 'nerdr-k.sock'), NERDR_TAB: 's', NERDR_OPENCODE_PLUGIN: '1' };
     const script = `
       const m = await import(${JSON.stringify(path.join(packageRoot, 'hooks', 'opencode', 'nerdr.js'))});
       if (process.env.NERDR_OPENCODE_PLUGIN !== undefined) throw new Error('marker not removed');
@@ -79,23 +80,30 @@ describe('opencode', () => {
       await h.event({ event: { type: 'permission.asked', properties: { sessionID: 'child', id: 'p1', permission: 'bash' } } });
       await h.event({ event: { type: 'message.part.delta', properties: {} } });
       await h.event({ event: { type: 'session.idle', properties: { sessionID: 'root' } } });
-      // wait (with a deadline) until the three forwarded events are logged
-        const fs = await import('node:fs');
-        const until = Date.now() + 8000;
-        const count = () => { try { const t = fs.readFileSync(${JSON.stringify(log)}, 'utf8'); return t.endsWith('\\n') ? t.trim().split('\\n').length : 0; } catch { return 0; } };
-        while (count() < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
       }`;
     execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 10_000 });
-    const lines = read(log).trim().split('\n');
-    expect(lines.map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['opencode chat.message', 'opencode permission.asked', 'opencode session.idle']);
-    const perm = JSON.parse(lines[1]!.split(' ').slice(2).join(' '));
+    const names = readdirSync(spool);
+    expect(names.every((n) => SPOOL_NAME_RE.test(n))).toBe(true);
+    const items = names.map((n) => {
+      const p = parseSpoolFile(n, readFileSync(path.join(spool, n)));
+      if (!('entry' in p)) throw new Error(`${n}: ${p.malformed}`);
+      return { entry: p.entry, mtimeNs: statSync(path.join(spool, n), { bigint: true }).mtimeNs };
+    });
+    const entries = ordered(items).map((w) => w.entry);
+    expect(entries.map((e) => `${e.agent} ${e.event} ${e.secret}`)).toEqual(['opencode chat.message s', 'opencode permission.asked s', 'opencode session.idle s']);
+    for (const n of names) expect(statSync(path.join(spool, n)).mode & 0o777).toBe(0o600);
+    const perm = hookParams(entries[1]!).event;
     expect(mapHookPayload('opencode', perm)).toMatchObject({ kind: 'permission', subagent: true });
-    const idle = JSON.parse(lines[2]!.split(' ').slice(2).join(' '));
-    expect(mapHookPayload('opencode', idle)).toMatchObject({ kind: 'turn-end', conversationId: 'root' });
+    expect(mapHookPayload('opencode', hookParams(entries[2]!).event)).toMatchObject({ kind: 'turn-end', conversationId: 'root' });
     // without the marker: inactive
-    rmSync(log);
+    rmSync(spool, { recursive: true });
+    mkdirSync(spool);
     execFileSync(process.execPath, ['--input-type=module', '-e', script.replace("if (process.env.NERDR_OPENCODE_PLUGIN !== undefined) throw new Error('marker not removed');", '')], { env: { ...env, NERDR_OPENCODE_PLUGIN: '' }, timeout: 10_000 });
-    expect(existsSync(log)).toBe(false);
+    expect(readdirSync(spool)).toEqual([]);
+    // no spool folder (no supervisor made one): nothing written, nothing thrown
+    rmSync(spool, { recursive: true });
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 10_000 });
+    expect(existsSync(spool)).toBe(false);
   });
 
   it('home install: idempotent, removable, a user-edited file is left alone', () => {
@@ -121,7 +129,7 @@ describe('copilot', () => {
     expect(m.name).toBe('nerdr');
     expect(Object.keys(m.hooks).sort()).toEqual(COPILOT_EVENTS.map((e) => e.event).sort());
     expect(m.hooks.preToolUse).toBeUndefined();
-    expect(m.hooks.agentStop[0].bash).toBe(`'${path.join(root, 'nerdr pkg', 'bin', 'nerdr.js')}' hook copilot agentStop`);
+    expect(m.hooks.agentStop[0].bash).toBe(`/bin/sh '${path.join(root, 'nerdr pkg', 'hooks', 'nerdr-hook')}' copilot agentStop`);
     expect(plan.conversationId).toMatch(UUID);
     expect(plan.argv.slice(-2)).toEqual(['--model', 'x']);
     // the hint makes the camelCase payloads mappable
@@ -164,14 +172,16 @@ describe('gemini', () => {
     const hooks = JSON.parse(read(path.join(ext(), 'hooks', 'hooks.json'))).hooks;
     expect(Object.keys(hooks).sort()).toEqual(GEMINI_EVENTS.map((e) => e.event).sort());
     expect(hooks.AfterAgent[0].hooks[0]).toMatchObject({ type: 'command', name: 'nerdr-AfterAgent', timeout: 10000 });
-    expect(hooks.AfterAgent[0].hooks[0].command).toBe(`[ "$NERDR_GEMINI_HOOKS" != 1 ] || '${path.join(root, 'nerdr pkg', 'bin', 'nerdr.js')}' hook gemini AfterAgent`);
+    expect(hooks.AfterAgent[0].hooks[0].command).toBe(`[ "$NERDR_GEMINI_HOOKS" != 1 ] || /bin/sh '${path.join(root, 'nerdr pkg', 'hooks', 'nerdr-hook')}' gemini AfterAgent`);
     expect(hooks.BeforeTool[0].matcher).toBe('.*');
     expect(JSON.parse(read(path.join(ext(), 'gemini-extension.json')))).toMatchObject({ name: 'nerdr', description: expect.stringContaining('Managed by nerdr') });
   });
 
   it('the guard: the hook command runs nerdr only where NERDR_GEMINI_HOOKS=1, and always exits 0', () => {
-    const bin = path.join(root, 'fake-nerdr.sh');
-    writeFileSync(bin, `#!/bin/sh\necho ran >> '${path.join(root, 'ran.txt')}'\nexit 3\n`, { mode: 0o755 });
+    // a package whose shell hook records that it ran and fails
+    const bin = path.join(root, 'fake-pkg', 'bin', 'nerdr.js');
+    mkdirSync(path.join(root, 'fake-pkg', 'hooks'), { recursive: true });
+    writeFileSync(path.join(root, 'fake-pkg', 'hooks', 'nerdr-hook'), `echo ran >> '${path.join(root, 'ran.txt')}'\nexit 3\n`);
     const cmd = geminiHookCommand(bin, 'AfterAgent');
     const sh = (env: Record<string, string>) => spawnSync('/bin/sh', ['-c', cmd], { env: { PATH: '/usr/bin:/bin', ...env } }).status;
     expect(sh({})).toBe(0);
@@ -222,7 +232,7 @@ describe('agy and grok: files only, off unless asked', () => {
     expect(plan.env).toEqual({ NERDR_AGY_HOOK: '1' });
     const j = JSON.parse(read(file));
     expect(j.theirs).toEqual({ Stop: [{ type: 'command', command: 'their-stop' }] });
-    expect(j.nerdr.Stop[0].command).toMatch(/hook agy Stop$/);
+    expect(j.nerdr.Stop[0].command).toMatch(/nerdr-hook' agy Stop$/);
     expect(j.nerdr.PreToolUse[0]).toMatchObject({ matcher: 'invoke_subagent' });
     j.nerdr.enabled = false;
     writeFileSync(file, JSON.stringify(j));
@@ -249,7 +259,7 @@ describe('agy and grok: files only, off unless asked', () => {
     const plan = await launchPlan('grok', [], ctx({ toml: '[agents.grok]\ninstall = "worktree"\n' }));
     const file = path.join(proj, '.grok', 'hooks', 'nerdr.json');
     expect(plan.files[0]).toBe(file);
-    expect(JSON.parse(read(file)).hooks.Stop[0].hooks[0].command).toMatch(/hook grok Stop$/);
+    expect(JSON.parse(read(file)).hooks.Stop[0].hooks[0].command).toMatch(/nerdr-hook' grok Stop$/);
     expect(git('status', '--porcelain')).toBe('');
     uninstallFile(grokFiles, 'worktree', ictx(), proj);
     expect(existsSync(file)).toBe(false);
@@ -282,5 +292,17 @@ describe('agents without hooks', () => {
   it('are started as given', async () => {
     expect(await launchPlan('cursor', ['x'], ctx())).toMatchObject({ argv: ['cursor-agent', 'x'], env: {}, wiring: 'off' });
     await expect(launchPlan('nope', [], ctx())).rejects.toThrow(/unknown agent/);
+  });
+});
+
+describe('which hook commands are nerdr\'s', () => {
+  it('the shell hook and the older `nerdr hook` commands both count, quoted or not; another agent\'s do not', () => {
+    const bin = '/opt/my nerdr/bin/nerdr.js';
+    const ours = [hookCommand(bin, 'grok', 'Stop'), hookCommand('/opt/nerdr/bin/nerdr.js', 'grok'), `'${bin}' hook grok Stop`, '/opt/nerdr/bin/nerdr.js hook grok'];
+    for (const c of ours) expect(isOurCommand(c, 'grok'), c).toBe(true);
+    expect(isOurCommand(hookCommand(bin, 'gemini'), 'grok')).toBe(false);
+    expect(isOurCommand('my-script hook grokker', 'grok')).toBe(false);
+    expect(mentionsOurHook(JSON.stringify({ command: hookCommand(bin, 'gemini', 'AfterAgent') }), 'gemini')).toBe(true);
+    expect(hookArgv(bin, 'codex', 'notify')).toEqual(['/bin/sh', '/opt/my nerdr/hooks/nerdr-hook', 'codex', 'notify']);
   });
 });
