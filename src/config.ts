@@ -25,6 +25,17 @@ export interface NerdrConfig {
   agents: Record<string, AgentConfig>;
   lights: { auto_install: boolean };
   notify: { bell: boolean; osc: boolean; desktop: boolean };
+  /** `nerdr new --worktree` (docs/worktrees.md). */
+  worktrees: WorktreesConfig;
+}
+
+export interface WorktreesConfig {
+  /** Where worktrees go; null: `<repository's parent>/<repository name>.worktrees`. */
+  root: string | null;
+  /** Untracked files copied from the main checkout into a new worktree (`.env`, …). */
+  copy: string[];
+  /** A shell command run in a new worktree, in its window, before the agent starts. */
+  setup: string | null;
 }
 
 export interface ConfigProblem {
@@ -50,7 +61,7 @@ export function defaultAgentConfig(agent: string): AgentConfig {
 export function defaultConfig(): NerdrConfig {
   const agents: Record<string, AgentConfig> = {};
   for (const id of Object.keys(AGENTS)) agents[id] = defaultAgentConfig(id);
-  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true } };
+  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null } };
 }
 
 /** The settings for one agent (defaults when the file does not mention it). */
@@ -96,6 +107,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
   for (const [top, value] of Object.entries(raw)) {
     if (top === 'lights') bools('lights', value, config.lights);
     else if (top === 'notify') bools('notify', value, config.notify);
+    else if (top === 'worktrees') worktreesSection(value, config.worktrees, bad);
     else if (top === 'agents') {
       if (!isTable(value)) { bad('agents', 'must be a table of [agents.<name>] sections', 'defaults'); continue; }
       for (const [id, section] of Object.entries(value)) {
@@ -139,9 +151,36 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
         }
         config.agents[id] = ac;
       }
-    } else bad(top, 'unknown section, ignored (known: [agents.<name>], [lights], [notify])', 'nothing');
+    } else bad(top, 'unknown section, ignored (known: [agents.<name>], [lights], [notify], [worktrees])', 'nothing');
   }
   return { config, problems };
+}
+
+const copySchema = z.array(
+  z
+    .string()
+    .min(1)
+    .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a path inside the checkout, without ..'),
+);
+
+function worktreesSection(value: unknown, into: WorktreesConfig, bad: (key: string, message: string, used: unknown) => void): void {
+  if (!isTable(value)) return bad('worktrees', 'must be a table', 'defaults');
+  for (const [k, v] of Object.entries(value)) {
+    const key = `worktrees.${k}`;
+    if (k === 'root') {
+      const r = z.string().min(1).safeParse(v);
+      if (r.success) into.root = r.data;
+      else bad(key, `must be a folder (got ${show(v)})`, 'the default, <repository>.worktrees beside the repository');
+    } else if (k === 'copy') {
+      const r = copySchema.safeParse(v);
+      if (r.success) into.copy = r.data;
+      else bad(key, `must be a list of paths inside the checkout, without .. (got ${show(v)})`, into.copy);
+    } else if (k === 'setup') {
+      const r = z.string().safeParse(v);
+      if (r.success) into.setup = r.data.trim() || null;
+      else bad(key, `must be a shell command as a string (got ${show(v)})`, 'no setup');
+    } else bad(key, 'unknown key, ignored (known: root, copy, setup)', 'nothing');
+  }
 }
 
 /** Parse the text of a config.toml. A syntax error means defaults for everything, reported. */

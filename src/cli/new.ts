@@ -19,6 +19,8 @@ interface NewOpts {
   hooks?: boolean;
   detach?: boolean;
   json?: boolean;
+  worktree?: string;
+  base?: string;
 }
 
 export function onPath(program: string, envPath = process.env.PATH ?? ''): boolean {
@@ -85,6 +87,10 @@ export interface CreateParams {
   watched: boolean;
   target?: string | undefined;
   detach?: boolean | undefined;
+  /** The worktree the window runs in, kept on it as options (`nerdr new --worktree`). */
+  worktree?: { path: string; branch: string; base: string } | undefined;
+  /** [worktrees] setup, run in the window before the program. */
+  setup?: { command: string; hint: string } | undefined;
 }
 
 /** Asks the supervisor for the window; selects it for the calling client unless detached. */
@@ -115,6 +121,18 @@ export async function planLaunch(agent: string, args: string[], cwd: string, hoo
   return launchPlan(agent, args, { stateDir: stateDir(), configDir: configDir(), packageRoot, nerdrBin, cwd, hooks, config: loaded.config });
 }
 
+/** Makes (or finds again) the worktree of `branch` for a new window; its setup runs only when made now. */
+async function worktreeFor(cwd: string, branch: string, base: string | undefined) {
+  const { prepareWorktree } = await import('../worktrees/create.js');
+  const { WorktreeRegistry } = await import('../worktrees/registry.js');
+  const { loadConfig } = await import('../config.js');
+  const { configDir, stateDir } = await import('../paths.js');
+  const config = loadConfig(configDir()).config.worktrees;
+  const w = await prepareWorktree({ cwd, branch, base, config, registry: new WorktreeRegistry(stateDir()) });
+  for (const n of w.notes) process.stderr.write(`nerdr: ${n}\n`);
+  return { worktree: { path: w.path, branch: w.branch, base: w.base }, setup: w.created ? config.setup : null };
+}
+
 export function register(program: Command): void {
   program
     .command('new [agent] [args...]')
@@ -125,8 +143,11 @@ export function register(program: Command): void {
     .option('--cmd <command>', 'run this shell command instead of a known agent; its agent is found from its processes')
     .option('--no-hooks', 'do not wire the agent\'s hooks (screen detection only)')
     .option('-d, --detach', 'do not switch to the new window')
+    .option('--worktree <branch>', 'run it in a git worktree of this branch (made from --base when new), beside the repository')
+    .option('--base <ref>', 'with --worktree: the branch or commit a new branch starts from (default: HEAD)')
     .option('--json', 'print JSON')
     .action(async (agentName: string | undefined, args: string[], opts: NewOpts, cmd: Command) => {
+      if (opts.base !== undefined && opts.worktree === undefined) throw new NerdrError('--base goes with --worktree BRANCH', 'nerdr new <agent> --worktree BRANCH --base REF');
       let agent: string;
       let argv: string[];
       if (opts.cmd !== undefined) {
@@ -144,7 +165,9 @@ export function register(program: Command): void {
         agent = spec.id;
         argv = [...spec.command, ...args];
       }
-      const cwd = resolveCwd(opts.cwd);
+      let cwd = resolveCwd(opts.cwd);
+      const wt = opts.worktree !== undefined ? await worktreeFor(cwd, opts.worktree, opts.base) : null;
+      if (wt) cwd = wt.worktree.path;
       const program = opts.cmd !== undefined ? commandProgram(opts.cmd) : null;
       // a path is looked up from the window's folder, as the shell in the pane will
       const where = program?.startsWith('~/') ? path.join(os.homedir(), program.slice(2)) : program?.includes('/') ? path.resolve(cwd, program) : program;
@@ -161,7 +184,7 @@ export function register(program: Command): void {
         conversationId = plan.conversationId;
         for (const n of plan.notes) process.stderr.write(`nerdr: ${n}\n`);
       }
-      const name = opts.name ?? (opts.cmd !== undefined ? opts.cmd.trim().split(/\s+/)[0]!.split('/').pop()! : agent);
+      const name = opts.name ?? wt?.worktree.branch ?? (opts.cmd !== undefined ? opts.cmd.trim().split(/\s+/)[0]!.split('/').pop()! : agent);
       const r = await createWindow(cmd, {
         agent,
         name,
@@ -173,8 +196,10 @@ export function register(program: Command): void {
         watched: true,
         target: opts.target,
         detach: opts.detach,
+        ...(wt ? { worktree: wt.worktree } : {}),
+        ...(wt?.setup ? { setup: { command: wt.setup, hint: `Fix it in ${cwd}, run the setup there yourself, then start the agent: nerdr new ${agentName ?? `--cmd …`} --worktree ${opts.worktree} (the worktree stays).` } } : {}),
       });
-      if (opts.json) printJson({ ...r, agent, name });
+      if (opts.json) printJson({ ...r, agent, name, worktree: wt?.worktree.path ?? null, branch: wt?.worktree.branch ?? null, base: wt?.worktree.base ?? null });
       else process.stdout.write(`${r.window}\n`);
     });
 

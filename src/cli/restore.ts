@@ -145,6 +145,8 @@ export interface WindowResult {
   resumeFailed: string | null;
   installed: boolean;
   requeued: number;
+  /** The worktree the window is back in (null: none, or it is gone and `note` says so). */
+  worktree: string | null;
 }
 
 function baseResult(w: PlannedWindow): WindowResult {
@@ -164,6 +166,7 @@ function baseResult(w: PlannedWindow): WindowResult {
     resumeFailed: null,
     installed: true,
     requeued: 0,
+    worktree: w.saved.worktree ?? null,
   };
 }
 
@@ -220,7 +223,16 @@ async function createOne(cmd: Command, w: PlannedWindow, res: WindowResult): Pro
   let cwd = w.cwd;
   let args = w.args;
   let note = w.note;
-  if (!isDir(cwd)) {
+  // a window of a worktree comes back in it, tagged again; a worktree removed meanwhile is said
+  let worktree = w.saved.worktree ? { path: w.saved.worktree, branch: w.saved.branch ?? '', base: w.saved.base ?? '' } : null;
+  if (worktree && !isDir(worktree.path)) {
+    cwd = os.homedir();
+    args = w.freshArgs;
+    note = `the worktree ${worktree.path} (branch ${worktree.branch}) is gone: started a new conversation in ${cwd} (to work on that branch again: nerdr new ${w.agent === 'unknown' ? '--cmd …' : w.agent} --worktree ${worktree.branch})`;
+    res.resume = 'fresh';
+    res.conversationId = null;
+    worktree = null;
+  } else if (!isDir(cwd)) {
     cwd = os.homedir();
     args = w.freshArgs;
     note = `the folder ${w.cwd} is gone: started a new conversation in ${cwd}`;
@@ -257,6 +269,7 @@ async function createOne(cmd: Command, w: PlannedWindow, res: WindowResult): Pro
       session: w.session,
       ...(w.index !== null ? { index: w.index } : {}),
       watched: true,
+      ...(worktree && worktree.branch ? { worktree } : {}),
       // the environment of the shell running restore, as for nerdr new
       callerEnv: process.env,
     },
@@ -268,6 +281,7 @@ async function createOne(cmd: Command, w: PlannedWindow, res: WindowResult): Pro
   res.note = note || null;
   res.installed = installed;
   res.conversationId = conversationId;
+  res.worktree = worktree?.path ?? null;
   res.action = 'created';
 }
 
@@ -317,6 +331,9 @@ function describe(r: WindowResult): string {
     default: {
       const parts = [r.resumeFailed ? `resume failed (${r.resumeFailed}): started a new conversation` : r.why];
       if (!r.installed) parts.push(`${r.agent} is not installed: the window says so and waits`);
+      // why it is not back where it was
+      const gone = r.note?.split('; ').filter((n) => / is gone: /.test(n)).join('; ');
+      if (gone && !r.resumeFailed) parts.push(gone);
       if (r.requeued) parts.push(`${r.requeued} queued message${r.requeued === 1 ? '' : 's'} re-queued`);
       return `${where} (${r.window}): ${parts.join('; ')}`;
     }

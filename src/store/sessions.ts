@@ -28,6 +28,10 @@ export interface SavedWindow {
   conversationId: string | null;
   conversationFrom: string | null;
   queue: { id: string; text: string; queuedAt: number }[];
+  /** The worktree nerdr made for the window, its branch and base (absent in files of older nerdr). */
+  worktree?: string | null | undefined;
+  branch?: string | null | undefined;
+  base?: string | null | undefined;
 }
 
 export interface SavedSession {
@@ -56,6 +60,9 @@ const savedWindowSchema = z.object({
   conversationId: z.string().nullable(),
   conversationFrom: z.string().nullable(),
   queue: z.array(z.object({ id: z.string(), text: z.string(), queuedAt: z.number() })),
+  worktree: z.string().min(1).nullable().optional(),
+  branch: z.string().nullable().optional(),
+  base: z.string().nullable().optional(),
 });
 
 export const savedSessionSchema = z.object({

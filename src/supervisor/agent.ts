@@ -51,6 +51,10 @@ export interface WatchedAgent {
   lastCommand: string;
   /** Something the user should know about this window (e.g. a resume that failed). */
   note: string | null;
+  /** The worktree nerdr made for this window, its branch and base; null for none. */
+  worktree: string | null;
+  branch: string | null;
+  base: string | null;
 }
 
 export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
@@ -89,5 +93,8 @@ export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
     probeAt: null,
     lastCommand: '',
     note: p.note || null,
+    worktree: p.worktree || null,
+    branch: p.worktree ? p.branch : null,
+    base: p.worktree ? p.base : null,
   };
 }

@@ -42,6 +42,24 @@ export interface NewWindowRequest {
   index?: number | undefined;
   id: string;
   secretHash: string;
+  /** The worktree nerdr made for the window (`nerdr new --worktree`): kept as window options. */
+  worktree?: { path: string; branch: string; base: string } | null | undefined;
+  /** [worktrees] setup: run in the pane before the program; a failure leaves the pane's output and says so. */
+  setup?: { command: string; hint: string } | null | undefined;
+}
+
+/**
+ * The pane's program when a setup runs first: the setup shows in the window, and when it fails
+ * the agent is not started and the window (remain-on-exit) keeps its output and a line saying so.
+ * The setup command, the hint and the argv are positional parameters: no user text is in the script.
+ */
+export const SETUP_SCRIPT =
+  's=$1; h=$2; shift 2; printf \'nerdr: setup: %s\\n\' "$s"; /bin/sh -c "$s"; r=$?; ' +
+  'if [ "$r" -ne 0 ]; then printf \'\\nnerdr: the setup failed (exit %s), so the agent was not started. %s\\n\' "$r" "$h"; exit "$r"; fi; ' +
+  'exec "$@"';
+
+export function setupArgv(setup: { command: string; hint: string }, argv: string[]): string[] {
+  return ['/bin/sh', '-c', SETUP_SCRIPT, 'nerdr-setup', setup.command, setup.hint, ...argv];
 }
 
 /**
@@ -71,7 +89,8 @@ function sessionTarget(session: string, index?: number): string {
 
 export function newWindowCommands(req: NewWindowRequest): string[] {
   const env = Object.entries(req.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  const argv = ['env', ...UNSET_VARS.flatMap((v) => ['-u', v]), '--', ...req.argv];
+  const program = req.setup ? setupArgv(req.setup, req.argv) : req.argv;
+  const argv = ['env', ...UNSET_VARS.flatMap((v) => ['-u', v]), '--', ...program];
   const here = `=${HIDDEN_SESSION}:`;
   // Without -d the new window becomes _nerdr's current window, so `=_nerdr:` names it for
   // the rest of the line. _nerdr has no user client, so nobody sees that selection.
@@ -90,6 +109,14 @@ export function newWindowCommands(req: NewWindowRequest): string[] {
       command('set-option', '-w', '-t', here, '@nerdr_state', 'unknown'),
       command('set-option', '-p', '-t', here, '@nerdr_pane', req.id),
     );
+    // set-option without -F stores the text as it is: a branch holding #{…} or $(…) stays text
+    if (req.worktree) {
+      cmds.push(
+        command('set-option', '-w', '-t', here, '@nerdr_worktree', req.worktree.path),
+        command('set-option', '-w', '-t', here, '@nerdr_branch', req.worktree.branch),
+        command('set-option', '-w', '-t', here, '@nerdr_base', req.worktree.base),
+      );
+    }
   }
   cmds.push(command('link-window', '-d', '-s', here, '-t', sessionTarget(req.session, req.index)));
   if (!req.watched) cmds.push(command('unlink-window', '-t', here));

@@ -23,6 +23,9 @@ const FIELDS = [
   '@nerdr_facts',
   '@nerdr_args',
   '@nerdr_note',
+  '@nerdr_worktree',
+  '@nerdr_branch',
+  '@nerdr_base',
   'window_name',
 ] as const;
 
@@ -65,6 +68,10 @@ export interface FoundPane {
   /** The user's own launch arguments. */
   args: string[];
   note: string;
+  /** The window's worktree, its branch and base (`nerdr new --worktree`), or ''. */
+  worktree: string;
+  branch: string;
+  base: string;
 }
 
 /** Parses `list-panes -a -F LIST_PANES_FORMAT` output; rows without @nerdr_pane are skipped. */
@@ -74,7 +81,7 @@ export function parsePaneList(text: string): FoundPane[] {
     // each row ends with tmux's line break; the last field (a window name) cannot hold one
     const v = row.replace(/\n$/, '').split(FIELD);
     if (v.length !== FIELDS.length) continue;
-    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, name] = v as string[];
+    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, name] = v as string[];
     if (!id) continue;
     let p = byPane.get(paneId!);
     if (!p) {
@@ -98,6 +105,9 @@ export function parsePaneList(text: string): FoundPane[] {
         facts: facts ?? '',
         args: jsonStrings(args),
         note: note ?? '',
+        worktree: worktree ?? '',
+        branch: branch ?? '',
+        base: base ?? '',
       };
       byPane.set(paneId!, p);
     }

@@ -66,6 +66,9 @@ export class SessionSaver {
           conversationId: v.conversationId,
           conversationFrom: v.conversationFrom,
           queue: this.deps.messages.queue(a).messages.map((m) => ({ ...m })),
+          worktree: a.worktree,
+          branch: a.branch,
+          base: a.base,
         });
         bySession.set(l.session, list);
       }

@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { LIST_PANES_FORMAT, paneListRow, parsePaneList } from '../../../src/supervisor/discover.js';
 
 // The values of one pane row, in LIST_PANES_FORMAT's order.
-const row = (over: { session?: string; cwd?: string; note?: string; name?: string; pane?: string } = {}) =>
+const row = (over: { session?: string; cwd?: string; note?: string; name?: string; pane?: string; worktree?: string; branch?: string } = {}) =>
   paneListRow([
     over.pane ?? '%1', '@1', over.session ?? 'user', 'a1', '0', '', '120', '40', 'claude', 'hash', over.cwd ?? '/w',
-    '["claude"]', '2', '$1', '4242', '', '[]', over.note ?? '', over.name ?? 'claude',
+    '["claude"]', '2', '$1', '4242', '', '[]', over.note ?? '', over.worktree ?? '', over.branch ?? '', over.worktree ? 'main' : '', over.name ?? 'claude',
   ]);
 
 describe('parsePaneList', () => {
   it('the format asks for every field tmux prints in a row', () => {
-    expect(LIST_PANES_FORMAT.split('#{').length - 1).toBe(19);
+    expect(LIST_PANES_FORMAT.split('#{').length - 1).toBe(22);
   });
 
   it('a folder with tabs and line breaks, and a note with a line break, do not shift the fields', () => {
@@ -19,6 +19,13 @@ describe('parsePaneList', () => {
     expect(p).toMatchObject({ paneId: '%1', cwd: '/tmp/a\tb\nc', note: 'one\ntwo\tthree', name: 'x\ty', width: 120, height: 40, panePid: 4242 });
     expect(p!.links).toEqual([{ session: 'user', sessionId: '$1', index: 2 }]);
     expect(q).toMatchObject({ paneId: '%2', inHidden: true });
+  });
+
+  it('a worktree, branch and base holding tabs, line breaks and format text come through literally', () => {
+    const [p] = parsePaneList(row({ worktree: '/r.worktrees/a#{b}\tc\nd', branch: "a#{b};'c\"$(x)" }));
+    expect(p).toMatchObject({ worktree: '/r.worktrees/a#{b}\tc\nd', branch: "a#{b};'c\"$(x)", base: 'main' });
+    const [q] = parsePaneList(row());
+    expect(q).toMatchObject({ worktree: '', branch: '', base: '' });
   });
 
   it('links of one pane in several sessions are gathered; rows of other panes are skipped', () => {

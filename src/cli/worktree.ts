@@ -1,0 +1,107 @@
+// `nerdr worktree ls | rm | merge`: the worktrees `nerdr new --worktree` made (src/worktrees/).
+
+import type { Command } from 'commander';
+import { NerdrError } from '../errors.js';
+import { stateDir } from '../paths.js';
+import { listAgents } from '../extras/agents.js';
+import { request } from '../supervisor/socket/index.js';
+import { serverFiles } from '../paths.js';
+import type { AgentRow } from '../supervisor/api.js';
+import { checkGitVersion, mainCheckout } from '../worktrees/git.js';
+import { WorktreeRegistry, type WorktreeRecord } from '../worktrees/registry.js';
+import { describeWorktree, mergeWorktree, removalProblems, removeWorktree, windowsIn } from '../worktrees/manage.js';
+import { globalOpts } from './context.js';
+import { age, printJson, table } from './print.js';
+
+function registry(): WorktreeRegistry {
+  return new WorktreeRegistry(stateDir());
+}
+
+/** The agent rows of this tmux server, or none when no supervisor (or no tmux) answers. */
+async function agents(cmd: Command): Promise<{ sock: string | null; rows: AgentRow[] }> {
+  const g = globalOpts(cmd);
+  const listed = await listAgents({ name: g.L, socket: g.S });
+  return { sock: listed?.sock ?? null, rows: listed?.agents ?? [] };
+}
+
+async function find(name: string): Promise<WorktreeRecord> {
+  await checkGitVersion();
+  return registry().find(name, await mainCheckout(process.cwd()).catch(() => null));
+}
+
+function aheadBehind(a: number | null, b: number | null): string {
+  return a === null || b === null ? '-' : `+${a} -${b}`;
+}
+
+export function register(program: Command): void {
+  const wt = program.command('worktree').description('the git worktrees nerdr made for agents (nerdr new <agent> --worktree BRANCH)');
+
+  wt.command('ls')
+    .description('every worktree nerdr made: name, branch, base, agent window, changed files, ahead/behind, last commit')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const list = registry().list((m) => process.stderr.write(`nerdr: ${m}\n`));
+      if (list.length > 0) await checkGitVersion();
+      const { rows } = await agents(cmd);
+      const infos = await Promise.all(list.map((r) => describeWorktree(r, rows)));
+      if (opts.json) return printJson(infos);
+      if (infos.length === 0) return void process.stdout.write('no worktrees; make one with `nerdr new <agent> --worktree BRANCH`\n');
+      const now = Date.now();
+      process.stdout.write(
+        table(
+          ['NAME', 'BRANCH', 'BASE', 'AGENT', 'CHANGED', 'AHEAD/BEHIND', 'LAST COMMIT', 'PATH'],
+          infos.map((i) => [
+            i.name,
+            i.branch,
+            i.base,
+            i.window ? `${i.window.name} (${i.window.window}, ${i.window.state})` : '-',
+            i.exists ? String(i.changed) : 'gone',
+            aheadBehind(i.ahead, i.behind),
+            i.lastCommit ? `${i.lastCommit.hash.slice(0, 8)} ${age(now - i.lastCommit.time * 1000)} ${i.lastCommit.subject.slice(0, 40)}` : '-',
+            i.path,
+          ]),
+        ),
+      );
+    });
+
+  wt.command('rm <name>')
+    .description('remove a worktree nerdr made; refuses when that would lose changes or commits, or an agent still runs in it')
+    .option('--force', 'remove anyway: stop its agent window, drop its changes')
+    .option('--delete-branch', 'delete its branch too (kept by default)')
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: { force?: boolean; deleteBranch?: boolean; json?: boolean }, cmd: Command) => {
+      const rec = await find(name);
+      const { sock, rows } = await agents(cmd);
+      const problems = await removalProblems(rec, rows, opts.deleteBranch === true);
+      if (problems.length && !opts.force) {
+        throw new NerdrError(
+          `not removing ${rec.name} (${rec.path}); it holds:\n  - ${problems.join('\n  - ')}`,
+          `commit and merge what you want to keep (nerdr worktree merge ${rec.name}), stop its agent; or remove it anyway: nerdr worktree rm ${rec.name} --force${opts.deleteBranch ? ' --delete-branch' : ''}`,
+        );
+      }
+      const stopped: string[] = [];
+      if (sock) {
+        for (const a of windowsIn(rec, rows)) {
+          await request(serverFiles(sock).socket, 'nerdr.stop-agent', { target: a.window }, { timeoutMs: 5000 });
+          stopped.push(`stopped the agent window ${a.name} (${a.window})`);
+        }
+      }
+      const done = await removeWorktree(rec, { force: opts.force === true, deleteBranch: opts.deleteBranch === true });
+      registry().remove(rec.path);
+      if (opts.json) return printJson({ name: rec.name, path: rec.path, branch: rec.branch, removed: true, branchDeleted: done.some((d) => d.startsWith('deleted the branch')), stopped, overridden: opts.force ? problems : [] });
+      for (const line of [...stopped, ...done]) process.stdout.write(`${line}\n`);
+    });
+
+  wt.command('merge <name>')
+    .description("merge a worktree's branch into its base (or --into BRANCH) in the main checkout; a conflict is aborted and listed")
+    .option('--into <branch>', 'the branch to merge into (default: the base the worktree was made from)')
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: { into?: string; json?: boolean }) => {
+      const rec = await find(name);
+      const r = await mergeWorktree(rec, opts.into);
+      if (opts.json) return printJson(r);
+      if (r.how === 'nothing') process.stdout.write(`nothing to merge: ${r.into} has every commit of ${r.branch}\n`);
+      else process.stdout.write(`merged ${r.branch} into ${r.into} in ${r.repo}: ${r.commits} commit${r.commits === 1 ? '' : 's'}, ${r.how === 'merge' ? `merge commit ${r.head?.slice(0, 8)}` : 'fast-forward'}\n`);
+      if (r.leftBehind) process.stderr.write(`nerdr: ${rec.path} has ${r.leftBehind} uncommitted change${r.leftBehind === 1 ? '' : 's'}, not part of the merge\n`);
+    });
+}

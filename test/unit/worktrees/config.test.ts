@@ -1,0 +1,28 @@
+// [worktrees] in config.toml, and where worktrees go.
+
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../src/config.js';
+import { worktreeName, worktreeRoot } from '../../../src/worktrees/create.js';
+
+describe('[worktrees]', () => {
+  it('reads root, copy and setup; defaults when absent', () => {
+    expect(parseConfig('').config.worktrees).toEqual({ root: null, copy: [], setup: null });
+    const { config, problems } = parseConfig('[worktrees]\nroot = "~/wt"\ncopy = [".env", "config/local.json"]\nsetup = "npm ci"\n');
+    expect(problems).toEqual([]);
+    expect(config.worktrees).toEqual({ root: '~/wt', copy: ['.env', 'config/local.json'], setup: 'npm ci' });
+  });
+
+  it('reports bad values by key and keeps the defaults', () => {
+    const { config, problems } = parseConfig('[worktrees]\nroot = 3\ncopy = ["../x", "/etc/passwd"]\nsetup = ["npm", "ci"]\nother = 1\n');
+    expect(config.worktrees).toEqual({ root: null, copy: [], setup: null });
+    expect(problems.map((p) => p.key)).toEqual(['worktrees.root', 'worktrees.copy', 'worktrees.setup', 'worktrees.other']);
+  });
+
+  it('puts worktrees beside the repository unless root says otherwise; / in a branch becomes -', () => {
+    const none = { root: null, copy: [], setup: null };
+    expect(worktreeRoot('/src/app', none)).toBe('/src/app.worktrees');
+    expect(worktreeRoot('/src/app', { ...none, root: '~/wt' }, '/home/u')).toBe('/home/u/wt');
+    expect(worktreeRoot('/src/app', { ...none, root: '../trees' })).toBe('/src/trees');
+    expect(worktreeName('feat/a/b')).toBe('feat-a-b');
+  });
+});
