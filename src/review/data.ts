@@ -1,0 +1,101 @@
+// Everything the panel shows about one target, gathered at once: what `nerdr review --once
+// --json` prints and what the panel draws. git runs in parallel; notes are read from the data dir.
+
+import { existsSync } from 'node:fs';
+import { worktreeStatus } from '../worktrees/git.js';
+import { committedFiles, findRepo, upstreamOf, type Repo, type ReviewFile } from './git.js';
+import { readNotes, type ReviewNote } from './notes.js';
+import type { ReviewTarget } from './follow.js';
+
+export interface ReviewData {
+  window: string;
+  windowName: string;
+  session: string;
+  agent: { name: string; agent: string; state: string } | null;
+  folder: string;
+  /** The checkout's top folder and git dir; null outside a repository. */
+  repo: string | null;
+  gitDir: string | null;
+  /** Why there is nothing to show (no repository, folder gone), or null. */
+  problem: string | null;
+  worktree: string | null;
+  branch: string | null;
+  head: string | null;
+  /** The base compared with: the window's, else the branch's upstream; null for none. */
+  base: string | null;
+  ahead: number | null;
+  behind: number | null;
+  /** Staged, unstaged and untracked files, then those the commits since the base changed. */
+  files: ReviewFile[];
+  steps: ReviewNote[];
+  why: ReviewNote[];
+  /** How long gathering took (ms). */
+  tookMs: number;
+}
+
+const KIND_ORDER = ['staged', 'unstaged', 'untracked', 'committed'];
+
+/** Staged, unstaged, untracked, committed; git's order (by path) within each. */
+export function sortFiles(files: ReviewFile[]): ReviewFile[] {
+  return files.map((f, i) => [f, i] as const).sort((a, b) => KIND_ORDER.indexOf(a[0].kind) - KIND_ORDER.indexOf(b[0].kind) || a[1] - b[1]).map(([f]) => f);
+}
+
+function empty(t: ReviewTarget, problem: string | null): ReviewData {
+  return {
+    window: t.window,
+    windowName: t.windowName,
+    session: t.session,
+    agent: t.agent ? { name: t.agent.name, agent: t.agent.agent, state: t.agent.state } : null,
+    folder: t.folder,
+    repo: null,
+    gitDir: null,
+    problem,
+    worktree: t.worktree,
+    branch: t.branch,
+    head: null,
+    base: t.base,
+    ahead: null,
+    behind: null,
+    files: [],
+    steps: [],
+    why: [],
+    tookMs: 0,
+  };
+}
+
+export async function gatherReview(t: ReviewTarget, dataDir: string, repoHint?: Repo | null): Promise<ReviewData> {
+  const t0 = performance.now();
+  const notes = t.window ? readNotes(dataDir, t.window, t.folder) : Promise.resolve({ steps: [], why: [] });
+  let out: ReviewData;
+  if (!t.folder || !existsSync(t.folder)) {
+    out = empty(t, t.folder ? `the folder ${t.folder} is gone` : 'this window has no folder');
+  } else {
+    const repo = repoHint ?? (await findRepo(t.folder));
+    if (!repo) out = empty(t, `no git repository at ${t.folder}`);
+    else {
+      try {
+        const base = t.base ?? (await upstreamOf(repo.top));
+        const st = await worktreeStatus(repo.top, base);
+        const committed = base && st.ahead ? await committedFiles(repo.top, base) : [];
+        out = {
+          ...empty(t, null),
+          repo: repo.top,
+          gitDir: repo.gitDir,
+          branch: st.branch ?? t.branch,
+          head: st.head,
+          base,
+          ahead: st.ahead,
+          behind: st.behind,
+          files: sortFiles([...st.files, ...committed]),
+        };
+      } catch (err) {
+        out = { ...empty(t, `git cannot read ${repo.top}: ${(err as Error).message}`), repo: repo.top, gitDir: repo.gitDir };
+      }
+    }
+  }
+  const { steps, why } = await notes;
+  out.steps = steps;
+  out.why = why;
+  out.tookMs = Math.round((performance.now() - t0) * 10) / 10;
+  return out;
+}

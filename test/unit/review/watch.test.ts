@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Debouncer, isIgnored } from '../../../src/review/watch.js';
+
+describe('isIgnored', () => {
+  const skip = new Set(['/r/dist', '/r/a/build']);
+  it("leaves out .git, node_modules and the folders git ignores, with what is inside them", () => {
+    expect(isIgnored('/r', '/r', skip)).toBe(false);
+    expect(isIgnored('/r/.git', '/r', skip)).toBe(true);
+    expect(isIgnored('/r/.git/objects/ab', '/r', skip)).toBe(true);
+    expect(isIgnored('/r/sub/node_modules/x/y.js', '/r', skip)).toBe(true);
+    expect(isIgnored('/r/dist/out.js', '/r', skip)).toBe(true);
+    expect(isIgnored('/r/a/build', '/r', skip)).toBe(true);
+    expect(isIgnored('/r/a/builder.ts', '/r', skip)).toBe(false);
+    expect(isIgnored('/r/src/.gitignore', '/r', skip)).toBe(false);
+  });
+});
+
+describe('Debouncer', () => {
+  afterEach(() => vi.useRealTimers());
+  it('calls once after a quiet spell, and at least once per maxMs while pokes keep coming', () => {
+    vi.useFakeTimers();
+    let calls = 0;
+    const d = new Debouncer(() => calls++, 200, 1000, () => Date.now());
+    d.poke();
+    d.poke();
+    vi.advanceTimersByTime(199);
+    expect(calls).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(calls).toBe(1);
+    // a poke every 100 ms: never quiet for 200 ms, still called by the 1000 ms cap
+    for (let i = 0; i < 12; i++) {
+      d.poke();
+      vi.advanceTimersByTime(100);
+    }
+    expect(calls).toBe(2);
+    d.dispose();
+    vi.advanceTimersByTime(5000);
+    expect(calls).toBe(2);
+  });
+});
