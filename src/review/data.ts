@@ -65,7 +65,7 @@ function empty(t: ReviewTarget, problem: string | null): ReviewData {
 
 export async function gatherReview(t: ReviewTarget, dataDir: string, repoHint?: Repo | null): Promise<ReviewData> {
   const t0 = performance.now();
-  const notes = t.window ? readNotes(dataDir, t.window, t.folder) : Promise.resolve({ steps: [], why: [] });
+  const notes = t.window ? readNotes(dataDir, { window: t.window, conversation: t.agent?.conversationId ?? null }, t.folder) : Promise.resolve({ steps: [], why: [] });
   let out: ReviewData;
   if (!t.folder || !existsSync(t.folder)) {
     out = empty(t, t.folder ? `the folder ${t.folder} is gone` : 'this window has no folder');

@@ -13,6 +13,7 @@ export interface ReviewAgent {
   window: string;
   pane: string;
   cwd: string;
+  conversationId?: string | null;
   session?: string;
   sessions?: string[];
   worktree?: string | null;

@@ -1,6 +1,6 @@
 // The notes the panel shows for a window: its walkthrough steps and its `why` notes, in the
 // order they were written. Both are JSON lines in the data dir (src/extras/store.ts), written
-// by `nerdr walkthrough` and `nerdr why` with the window and folder of the agent that wrote them.
+// by `nerdr walkthrough` and `nerdr why` with the window and conversation of the agent.
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,23 +19,33 @@ export interface ReviewNote {
 interface RawNote {
   time?: unknown;
   window?: unknown;
-  cwd?: unknown;
+  conversation?: unknown;
   text?: unknown;
   file?: unknown;
   line?: unknown;
 }
 
-function inside(dir: string, p: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+/** Which window's notes: its id, and its conversation when known. */
+export interface NoteOwner {
+  window: string;
+  conversation?: string | null;
 }
 
 /**
- * The lines of one JSONL file that belong to the window: its id, and written inside its folder
- * (window ids are reused by a later tmux server, folders tell the windows apart). Broken lines
- * are skipped; the file's order is kept.
+ * Whether a note is the window's, by the rule of src/extras/walkthrough.ts: written from that
+ * window, or in its conversation (a window brought back by `nerdr restore` has a new id); a note
+ * of the same id but another known conversation belongs to an earlier window (ids are reused).
  */
-export function selectNotes(kind: NoteKind, jsonl: string, window: string, folder: string): ReviewNote[] {
+export function ownNote(n: { window?: unknown; conversation?: unknown }, owner: NoteOwner): boolean {
+  const conv = owner.conversation ?? null;
+  const noteConv = typeof n.conversation === 'string' ? n.conversation : null;
+  if (conv && noteConv === conv) return true;
+  if (n.window !== owner.window) return false;
+  return !conv || !noteConv;
+}
+
+/** The lines of one JSONL file that are the window's, in the file's order; broken lines are skipped. */
+export function selectNotes(kind: NoteKind, jsonl: string, owner: NoteOwner, folder: string): ReviewNote[] {
   const out: ReviewNote[] = [];
   for (const line of jsonl.split('\n')) {
     if (!line.trim()) continue;
@@ -45,9 +55,8 @@ export function selectNotes(kind: NoteKind, jsonl: string, window: string, folde
     } catch {
       continue;
     }
-    if (!n || typeof n !== 'object' || n.window !== window || typeof n.text !== 'string') continue;
-    const cwd = typeof n.cwd === 'string' ? n.cwd : '';
-    if (cwd && !inside(folder, cwd) && !inside(cwd, folder)) continue;
+    if (!n || typeof n !== 'object' || typeof n.text !== 'string' || !ownNote(n, owner)) continue;
+    // relative to the window's folder, or absolute when outside it
     const file = typeof n.file === 'string' && n.file ? path.resolve(folder, n.file) : null;
     const lineNo = typeof n.line === 'number' && Number.isInteger(n.line) && n.line > 0 ? n.line : null;
     out.push({ kind, time: typeof n.time === 'string' ? n.time : '', text: n.text, file, line: file ? lineNo : null });
@@ -66,7 +75,7 @@ async function readText(file: string): Promise<string> {
 export const NOTE_FILES: Record<NoteKind, string> = { step: 'walkthrough.jsonl', why: 'why.jsonl' };
 
 /** The window's walkthrough steps and why notes, each list in the order written. */
-export async function readNotes(dataDir: string, window: string, folder: string): Promise<{ steps: ReviewNote[]; why: ReviewNote[] }> {
+export async function readNotes(dataDir: string, owner: NoteOwner, folder: string): Promise<{ steps: ReviewNote[]; why: ReviewNote[] }> {
   const [steps, why] = await Promise.all([readText(path.join(dataDir, NOTE_FILES.step)), readText(path.join(dataDir, NOTE_FILES.why))]);
-  return { steps: selectNotes('step', steps, window, folder), why: selectNotes('why', why, window, folder) };
+  return { steps: selectNotes('step', steps, owner, folder), why: selectNotes('why', why, owner, folder) };
 }
