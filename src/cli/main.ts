@@ -37,6 +37,7 @@ const MODULES: Record<string, string> = {
   usage: './usage.js',
   restore: './restore.js',
   worktree: './worktree.js',
+  walkthrough: './walkthrough.js',
   review: './review.js',
 };
 

@@ -9,7 +9,7 @@ import { whoAmI } from '../extras/agents.js';
 import { appendJsonLine, dataDir } from '../extras/store.js';
 import { globalOpts } from './context.js';
 
-async function readStdin(): Promise<string> {
+export async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) return '';
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);

@@ -37,18 +37,23 @@ export interface Caller {
 
 /** The agent whose window the caller runs in, as far as can be told. */
 export async function whoAmI(choice: ServerChoice, env: NodeJS.ProcessEnv = process.env): Promise<Caller> {
+  return (await callerWindow(choice, env)).me;
+}
+
+/** whoAmI, with the supervisor's row for the caller's window (its folder, worktree…) when there is one. */
+export async function callerWindow(choice: ServerChoice, env: NodeJS.ProcessEnv = process.env): Promise<{ me: Caller; row: AgentRow | null }> {
   const pane = env.TMUX_PANE || null;
   const me: Caller = { agent: env.NERDR_AGENT || null, name: null, window: null, pane, conversation: null };
-  if (!pane && !choice.name && !choice.socket) return me;
+  if (!pane && !choice.name && !choice.socket) return { me, row: null };
   const listed = await listAgents(choice, env);
-  const row = listed?.agents.find((a) => a.pane === pane);
+  const row = listed?.agents.find((a) => a.pane === pane) ?? null;
   if (row) {
     me.agent = row.agent;
     me.name = row.name;
     me.window = row.window;
     me.conversation = row.conversationId;
   }
-  return me;
+  return { me, row };
 }
 
 /**
