@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { serverFiles } from '../paths.js';
-import { pidAlive, readLockPid } from '../supervisor/lock.js';
+import { pidAlive, readLockPid } from '../store/lock.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { ensureSupervisor, tmuxSocket } from './context.js';
 import { age, printJson } from './print.js';

@@ -1,11 +1,12 @@
 // The data dir and the append-only JSON-line files `nerdr why` and `nerdr order` write.
-// Several agents may append at the same moment, so each append takes a lock file created
-// with O_EXCL; a lock left behind by a killed writer is taken over once it is stale.
+// Several agents may append at the same moment, so each append takes the file's lock; a lock
+// left behind by a killed writer is taken over once its owner is gone or it is stale.
 
-import { appendFileSync, mkdirSync, openSync, closeSync, rmSync, statSync, writeSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
+import { acquire, LockTimeoutError } from '../store/lock.js';
 
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.NERDR_DATA_DIR) return path.resolve(env.NERDR_DATA_DIR);
@@ -20,36 +21,20 @@ export interface LockOptions {
   staleMs?: number;
 }
 
-const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Runs `fn` while holding `<file>.lock`. */
+/** Runs `fn` while holding `<file>.lock` (nerdr's one file lock, store/lock.ts). */
 export async function withLock<T>(file: string, fn: () => T, opts: LockOptions = {}): Promise<T> {
   const lock = `${file}.lock`;
-  const deadline = Date.now() + (opts.timeoutMs ?? 5000);
-  const staleMs = opts.staleMs ?? 10_000;
-  for (;;) {
-    try {
-      const fd = openSync(lock, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > staleMs) rmSync(lock, { force: true });
-      } catch {
-        /* released meanwhile */
-      }
-      if (Date.now() >= deadline) {
-        throw new NerdrError(`${lock} has been locked for too long`, `if no nerdr is writing to ${path.basename(file)}, remove ${lock}`);
-      }
-      await pause(10 + Math.random() * 20);
-    }
+  let release: () => void;
+  try {
+    release = acquire(lock, { waitMs: opts.timeoutMs ?? 5000, staleMs: opts.staleMs ?? 10_000 });
+  } catch (err) {
+    if (!(err instanceof LockTimeoutError)) throw err;
+    throw new NerdrError(`${lock} has been locked for too long (by ${err.holder || 'an unknown process'})`, `if no nerdr is writing to ${path.basename(file)}, remove ${lock}`);
   }
   try {
     return fn();
   } finally {
-    rmSync(lock, { force: true });
+    release();
   }
 }
 

@@ -1,5 +1,6 @@
-// A small cross-process lock on a file, for short critical sections (a read-modify-write of
-// one state file). Synchronous, so callers stay synchronous.
+// nerdr's one cross-process lock on a file: short critical sections (a read-modify-write of one
+// state file: `withFileLock`) and the supervisor's lock, held for its life (`tryLock`: one
+// supervisor per tmux server). Synchronous, so callers stay synchronous.
 //
 // Taking it: write our own token file, then link(2) it to the lock path: atomic, fails with
 // EEXIST while someone holds it (O_EXCL semantics that also hold on NFS). The lock file holds
@@ -10,7 +11,39 @@
 
 import { linkSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { pidAlive } from '../supervisor/lock.js';
+
+/**
+ * True while the process runs. A zombie (exited, not yet reaped: containers often reap late)
+ * still answers kill(pid, 0), so on Linux its /proc state decides.
+ */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return !exitedOnProc(pid);
+}
+
+/** /proc/<pid>/stat's state is Z (zombie) or X (dead); false where /proc cannot say. */
+export function exitedOnProc(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return false;
+  }
+  // "pid (comm) S …": comm may hold spaces and parentheses, so the state follows the last ')'
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'Z' || state === 'X';
+}
+
+/** The pid a lock file names (its first word), or null. */
+export function readLockPid(file: string): number | null {
+  const pid = Number.parseInt(readLock(file) ?? '', 10);
+  return Number.isFinite(pid) ? pid : null;
+}
 
 export interface LockOptions {
   /** Give up after this long (default 3 s). */
@@ -58,6 +91,20 @@ export function withFileLock<T>(file: string, fn: () => T, opts: LockOptions = {
     return fn();
   } finally {
     release();
+  }
+}
+
+/**
+ * The supervisor's lock, for as long as it runs: taken at once, or the pid of the live owner
+ * (-1 when it cannot be read). A lock whose owner died is taken over safely when several
+ * processes start at once: exactly one of them gets it.
+ */
+export function tryLock(file: string): { ok: true; release: () => void } | { ok: false; owner: number } {
+  try {
+    return { ok: true, release: acquire(file, { waitMs: 0, staleMs: Number.POSITIVE_INFINITY }) };
+  } catch (err) {
+    if (!(err instanceof LockTimeoutError)) throw err;
+    return { ok: false, owner: readLockPid(file) ?? -1 };
   }
 }
 

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { checkTmuxVersion, serverRunning } from '../tmux/server.js';
 import { configDir, ensureStateDir, lightsOffFile, serverFiles } from '../paths.js';
 import { formatProblem, loadConfig } from '../config.js';
-import { acquireLock } from './lock.js';
+import { tryLock } from '../store/lock.js';
 import { fileLogger, type Logger } from './log.js';
 import { Supervisor } from './supervisor.js';
 import { createSocketServer, type HookReport, type SocketServer } from './socket/index.js';
@@ -71,7 +71,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   if (!(await serverRunning(tmuxSocket))) {
     throw new NerdrError(`no tmux server is running at ${tmuxSocket}`, 'start tmux first, or name the right server with -L / -S');
   }
-  const lock = acquireLock(files.lock);
+  const lock = tryLock(files.lock);
   if (!lock.ok) throw new NerdrError(`a supervisor is already running for this tmux server (pid ${lock.owner})`, 'use `nerdr supervisor status` or `nerdr supervisor restart`');
 
   const loaded = loadConfig(configDir());

@@ -24,7 +24,7 @@ import { QueueStore } from '../store/queue.js';
 import { SessionStore } from '../store/sessions.js';
 import { SessionSaver } from './saver.js';
 import { ViewWatcher } from './views.js';
-import { pidAlive } from './lock.js';
+import { pidAlive } from '../store/lock.js';
 import { Notifier, type ClientView, type NotifyChannels } from './notify.js';
 import path from 'node:path';
 import type { Logger } from './log.js';

@@ -6,7 +6,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pidAlive } from '../../src/supervisor/lock.js';
+import { pidAlive } from '../../src/store/lock.js';
 import { BIN_DIR, REPO_ROOT, RUNS_DIR, SCREENS_DIR } from './versions.js';
 
 const NERDR = path.join(REPO_ROOT, 'bin', 'nerdr.js');

@@ -135,7 +135,7 @@ export function run(file: string, args: string[], opts: { env: NodeJS.ProcessEnv
 }
 
 /** Whether a process runs: nerdr's own check, so an exited but unreaped (zombie) process is not. */
-import { pidAlive } from '../../../src/supervisor/lock.js';
+import { pidAlive } from '../../../src/store/lock.js';
 import { parseVersion } from '../../../src/tmux/server.js';
 export { pidAlive };
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireLock, exitedOnProc, pidAlive } from '../../../src/supervisor/lock.js';
+import { tryLock as acquireLock, exitedOnProc, pidAlive, readLockPid } from '../../../src/store/lock.js';
 
 const onLinux = process.platform === 'linux';
 
@@ -53,6 +53,6 @@ describe.skipIf(!onLinux)('pidAlive and zombies', () => {
     writeFileSync(file, `${pid}\n`);
     const lock = acquireLock(file);
     expect(lock.ok).toBe(true);
-    expect(readFileSync(file, 'utf8').trim()).toBe(String(process.pid));
+    expect(readLockPid(file)).toBe(process.pid);
   });
 });
