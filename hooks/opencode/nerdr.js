@@ -41,7 +41,7 @@ function send(type, payload) {
     last = t;
     const body = Buffer.from(JSON.stringify(payload));
     const head = Buffer.from(`nerdr-spool 1\nsecret ${SECRET}\nagent opencode\nevent ${type}\ntime ${t}\n\n`);
-    const name = `${t}.${process.pid}-${n++}`;
+    const name = `${t}.${String(++n).padStart(10, '0')}-${process.pid}`;
     const tmp = path.join(SPOOL, `.${name}`);
     writeFileSync(tmp, Buffer.concat([head, body.subarray(0, CAP)]), { mode: 0o600 });
     renameSync(tmp, path.join(SPOOL, `${name}.hook`));

@@ -1,13 +1,16 @@
 // The hook spool: one file per agent hook event, written without a Node start by hooks/nerdr-hook
 // (POSIX sh) or in-process by the opencode plugin, into <state>/spool/<server key>/ (0700, files
 // 0600). The supervisor reads it on file-system notifications, in order per window (timestamp,
-// then the file's own time, then name), authenticates each file by its secret exactly as the
+// then name: the writer's sequence number), authenticates each file by its secret exactly as the
 // socket does (authenticateHook), applies it through the socket's hook path, and deletes it. What
 // was written while no supervisor ran is applied when one starts. docs/agents.md "Hook paths".
 //
 // A file:
-//   nerdr-spool 1\n secret <NERDR_TAB>\n agent <agent>\n event <name or empty>\n time <ns>\n \n <payload>
-// named <time>.<writer>.hook; writers make it as a dot-file and rename it into place.
+//   nerdr-spool 1\n secret <NERDR_TAB>\n agent <agent>\n event <name or empty>\n <clock>\n \n <payload>
+// where <clock> is `time <ns since the epoch>` or `uptime <s.cc>` (Linux's /proc/uptime, read by
+// the shell hook without starting `date`; turned into wall-clock time with the boot time), named
+// <time>.<sequence>-<writer>.hook. Writers make it as `.<name without .hook>` and rename or
+// hard-link it into place; the reader removes that temporary name with the event.
 //
 // Never crashes the supervisor: a file that is not nerdr's or cannot be read is moved into
 // aside/ (for `nerdr doctor`), a file of another owner is left alone, a refused event is logged.
@@ -25,7 +28,7 @@ import type { Logger } from './log.js';
 export const SPOOL_MAGIC = 'nerdr-spool 1';
 /** The folder of moved-aside files, inside the spool. */
 export const ASIDE_DIR = 'aside';
-/** `<time ns>.<writer>.hook`; the writer part is the hook's pid (sh) or pid-counter (opencode). */
+/** `<time>.<sequence>-<pid>.hook` (the time in the writer's clock: ns or hundredths of a second of uptime). */
 export const SPOOL_NAME_RE = /^(\d{1,20})\.([0-9A-Za-z_-]{1,40})\.hook$/;
 const MAX_HEADER_BYTES = 4096;
 /** A payload is read up to one byte past the cap, so a file is at most this big. */
@@ -50,8 +53,11 @@ export interface SpoolEntry {
 
 export type Parsed = { entry: SpoolEntry } | { malformed: string };
 
-/** Reads one spool file's bytes. Pure. */
-export function parseSpoolFile(name: string, buf: Buffer): Parsed {
+/**
+ * Reads one spool file's bytes. `btimeSec` (the boot time, /proc/stat) turns an `uptime` clock
+ * into wall-clock time. Pure.
+ */
+export function parseSpoolFile(name: string, buf: Buffer, btimeSec: number | null = bootTimeSec()): Parsed {
   if (!SPOOL_NAME_RE.test(name)) return { malformed: 'not a spool file name' };
   const end = buf.indexOf('\n\n');
   if (end < 0 || end > MAX_HEADER_BYTES) return { malformed: 'no header' };
@@ -64,12 +70,22 @@ export function parseSpoolFile(name: string, buf: Buffer): Parsed {
     if (fields.has(key)) return { malformed: `field ${key} twice` };
     fields.set(key, sp < 0 ? '' : l.slice(sp + 1));
   }
-  const time = fields.get('time') ?? '';
-  if (!/^\d{1,20}$/.test(time)) return { malformed: 'no time' };
+  const time = fields.get('time');
+  const uptime = fields.get('uptime');
+  let ns: bigint;
+  if (time !== undefined && uptime === undefined && /^\d{1,20}$/.test(time)) ns = BigInt(time);
+  else if (uptime !== undefined && time === undefined && /^\d{1,12}\.\d\d$/.test(uptime) && btimeSec !== null) {
+    ns = BigInt(btimeSec) * 1_000_000_000n + BigInt(uptime.replace('.', '')) * 10_000_000n;
+  } else return { malformed: 'no time' };
   const secret = fields.get('secret');
   const agent = fields.get('agent');
   if (secret === undefined || agent === undefined) return { malformed: 'no secret or agent' };
-  return { entry: { name, time: BigInt(time), secret, agent, event: (fields.get('event') ?? '').trim(), payload: buf.subarray(end + 2) } };
+  return { entry: { name, time: ns, secret, agent, event: (fields.get('event') ?? '').trim(), payload: buf.subarray(end + 2) } };
+}
+
+/** The temporary name a writer used for a spool file (`.` + the name without `.hook`). Pure. */
+export function tempNameOf(name: string): string {
+  return `.${name.replace(/\.hook$/, '')}`;
 }
 
 /** The `nerdr.hook` params a spool entry stands for: what `nerdr hook` would have sent. Pure. */
@@ -81,16 +97,9 @@ export function hookParams(e: SpoolEntry): Record<string, unknown> {
   return params;
 }
 
-export interface Waiting {
-  entry: SpoolEntry;
-  /** The file's modification time (ns): orders one second's events where date has no %N. */
-  mtimeNs: bigint;
-}
-
-/** The order events are applied in: timestamp, then the file's own time, then name. Pure. */
-export function ordered(items: Waiting[]): Waiting[] {
-  const cmp = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
-  return [...items].sort((a, b) => cmp(a.entry.time, b.entry.time) || cmp(a.mtimeNs, b.mtimeNs) || (a.entry.name < b.entry.name ? -1 : a.entry.name > b.entry.name ? 1 : 0));
+/** The order events are applied in: timestamp, then name (the writer's zero-padded sequence number). Pure. */
+export function ordered(entries: SpoolEntry[]): SpoolEntry[] {
+  return [...entries].sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** An event written before the window's agent (last) started belongs to an earlier agent. Pure. */
@@ -98,7 +107,10 @@ export function beforeStart(e: SpoolEntry, startedAtMs: number | null): boolean 
   return startedAtMs !== null && e.time < BigInt(Math.floor(startedAtMs)) * 1_000_000n;
 }
 
-/** A writer's temporary file (`.<time>.<pid>`) left by a killed hook: removable. Pure, clock passed in. */
+/**
+ * A writer's temporary file left by a killed hook, or a pane's sequence counter (`.seq-<pane>`)
+ * idle for a minute (events a minute apart are ordered by their time): removable. Pure, clock passed in.
+ */
 export function staleTemp(name: string, mtimeMs: number, nowMs: number): boolean {
   return name.startsWith('.') && nowMs - mtimeMs > TEMP_MAX_AGE_MS;
 }
@@ -122,14 +134,27 @@ export function startFromStat(statText: string, btimeSec: number, hz = 100): num
   return btimeSec * 1000 + Math.floor((ticks * 1000) / hz);
 }
 
-let btime: number | undefined;
+let btime: number | null | undefined;
+
+/** The boot time in whole seconds (Linux /proc/stat btime); null elsewhere. */
+export function bootTimeSec(): number | null {
+  if (btime === undefined) {
+    try {
+      const m = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+      btime = m ? Number(m[1]) : null;
+    } catch {
+      btime = null;
+    }
+  }
+  return btime;
+}
 
 /** When a process started (Linux); null elsewhere or when it is gone. */
 export function processStartMs(pid: number): number | null {
-  if (!Number.isInteger(pid) || pid <= 0) return null;
+  const boot = bootTimeSec();
+  if (!Number.isInteger(pid) || pid <= 0 || boot === null) return null;
   try {
-    btime ??= Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
-    return startFromStat(readFileSync(`/proc/${pid}/stat`, 'utf8'), btime);
+    return startFromStat(readFileSync(`/proc/${pid}/stat`, 'utf8'), boot);
   } catch {
     return null;
   }
@@ -299,21 +324,24 @@ export class SpoolReader<W> {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') this.rewatch(e as Error);
       return;
     }
-    const read = await Promise.all(names.map((n) => this.read(n)));
-    const waiting = read.filter((w): w is Waiting => w !== null);
+    const present = new Set(names);
+    const read = await Promise.all(names.map((n) => this.read(n, present)));
+    const waiting = read.filter((e): e is SpoolEntry => e !== null);
     let unknown = 0;
     const done: string[] = [];
-    for (const w of ordered(waiting)) {
+    for (const e of ordered(waiting)) {
       if (this.closed) break;
-      if ((await this.applyOne(w.entry)) === 'unknown') unknown++;
-      done.push(w.entry.name);
+      if ((await this.applyOne(e)) === 'unknown') unknown++;
+      done.push(e.name);
+      // a hard-linked file's temporary name goes with it
+      if (present.has(tempNameOf(e.name))) done.push(tempNameOf(e.name));
     }
     if (unknown > 0) this.opts.log('info', `spool: ${unknown} event(s) with a secret that names no window refused (as the socket refuses them)`);
     await Promise.all(done.map((n) => unlink(path.join(dir, n)).catch(() => undefined)));
   }
 
   /** One directory entry: a waiting event, or null (skipped, cleaned up or moved aside). */
-  private async read(name: string): Promise<Waiting | null> {
+  private async read(name: string, present: Set<string>): Promise<SpoolEntry | null> {
     if (name === ASIDE_DIR || this.ignored.has(name)) return null;
     const file = path.join(this.opts.dir, name);
     let st;
@@ -328,7 +356,8 @@ export class SpoolReader<W> {
       return null;
     }
     if (name.startsWith('.')) {
-      if (staleTemp(name, Number(st.mtimeMs), this.now())) await unlink(file).catch(() => undefined);
+      // a temporary name whose event is waiting is removed with it
+      if (!present.has(`${name.slice(1)}.hook`) && staleTemp(name, Number(st.mtimeMs), this.now())) await unlink(file).catch(() => undefined);
       return null;
     }
     if (!st.isFile() || !SPOOL_NAME_RE.test(name)) return this.aside(name, 'foreign', 'not a spool file');
@@ -341,7 +370,7 @@ export class SpoolReader<W> {
     }
     const parsed = parseSpoolFile(name, buf);
     if ('malformed' in parsed) return this.aside(name, 'malformed', parsed.malformed);
-    return { entry: parsed.entry, mtimeNs: st.mtimeNs };
+    return parsed.entry;
   }
 
   private async applyOne(e: SpoolEntry): Promise<'applied' | 'unknown' | 'refused' | 'discarded'> {

@@ -84,12 +84,11 @@ describe('opencode', () => {
     execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 10_000 });
     const names = readdirSync(spool);
     expect(names.every((n) => SPOOL_NAME_RE.test(n))).toBe(true);
-    const items = names.map((n) => {
+    const entries = ordered(names.map((n) => {
       const p = parseSpoolFile(n, readFileSync(path.join(spool, n)));
       if (!('entry' in p)) throw new Error(`${n}: ${p.malformed}`);
-      return { entry: p.entry, mtimeNs: statSync(path.join(spool, n), { bigint: true }).mtimeNs };
-    });
-    const entries = ordered(items).map((w) => w.entry);
+      return p.entry;
+    }));
     expect(entries.map((e) => `${e.agent} ${e.event} ${e.secret}`)).toEqual(['opencode chat.message s', 'opencode permission.asked s', 'opencode session.idle s']);
     for (const n of names) expect(statSync(path.join(spool, n)).mode & 0o777).toBe(0o600);
     const perm = hookParams(entries[1]!).event;

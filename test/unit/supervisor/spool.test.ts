@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  ASIDE_DIR, asideName, beforeStart, hookParams, ordered, parseSpoolFile, SpoolReader, spoolDirForSocket, spoolStatus, staleTemp, startFromStat,
+  ASIDE_DIR, asideName, beforeStart, hookParams, ordered, parseSpoolFile, tempNameOf, SpoolReader, spoolDirForSocket, spoolStatus, staleTemp, startFromStat,
   TEMP_MAX_AGE_MS, type SpoolEntry,
 } from '../../../src/supervisor/spool.js';
 import { serverFiles } from '../../../src/paths.js';
@@ -18,8 +18,8 @@ const SCRIPT = path.join(ROOT, 'hooks', 'nerdr-hook');
 
 const file = (fields: Record<string, string>, payload = '{"hook_event_name":"Stop"}', magic = 'nerdr-spool 1'): Buffer =>
   Buffer.from(`${magic}\n${Object.entries(fields).map(([k, v]) => `${k} ${v}`).join('\n')}\n\n${payload}`);
-const ok = (name: string, buf: Buffer): SpoolEntry => {
-  const p = parseSpoolFile(name, buf);
+const ok = (name: string, buf: Buffer, btimeSec?: number): SpoolEntry => {
+  const p = btimeSec === undefined ? parseSpoolFile(name, buf) : parseSpoolFile(name, buf, btimeSec);
   if (!('entry' in p)) throw new Error(p.malformed);
   return p.entry;
 };
@@ -51,10 +51,19 @@ describe('spool files (pure)', () => {
     expect(bad('1.1.hook', Buffer.from(`nerdr-spool 1\nsecret S\nsecret T\nagent a\ntime 1\n\n{}`))).toBe(true);
   });
 
-  it('orders by timestamp, then the file time, then name', () => {
-    const w = (name: string, time: bigint, mtimeNs: bigint) => ({ entry: { ...ok(name, file({ secret: 'S', agent: 'a', time: String(time) })), time }, mtimeNs });
-    const items = [w('3.b.hook', 3n, 1n), w('1.z.hook', 1n, 9n), w('3.a.hook', 3n, 1n), w('2.a.hook', 2n, 5n), w('2.b.hook', 2n, 4n)];
-    expect(ordered(items).map((i) => i.entry.name)).toEqual(['1.z.hook', '2.b.hook', '2.a.hook', '3.a.hook', '3.b.hook']);
+  it('orders by timestamp, then name (the writer\'s zero-padded sequence number)', () => {
+    const w = (name: string, time: bigint) => ({ ...ok(name, file({ secret: 'S', agent: 'a', time: String(time) })), time });
+    const items = [w('3.0000000010-1.hook', 3n), w('1.0000000001-9.hook', 1n), w('3.0000000009-5.hook', 3n), w('2.0000000002-5.hook', 2n)];
+    expect(ordered(items).map((i) => i.name)).toEqual(['1.0000000001-9.hook', '2.0000000002-5.hook', '3.0000000009-5.hook', '3.0000000010-1.hook']);
+  });
+
+  it('the uptime clock (the shell hook on Linux) becomes wall-clock time by the boot time', () => {
+    const e = ok('12345.0000000001-3.hook', file({ secret: 'S', agent: 'a', uptime: '123.45' }), 1_700_000_000);
+    expect(e.time).toBe(1_700_000_000n * 1_000_000_000n + 123_450_000_000n);
+    expect('malformed' in parseSpoolFile('1.1.hook', file({ secret: 'S', agent: 'a', uptime: '123.45' }), null)).toBe(true);
+    expect('malformed' in parseSpoolFile('1.1.hook', file({ secret: 'S', agent: 'a', uptime: '123.45', time: '5' }), 1)).toBe(true);
+    expect('malformed' in parseSpoolFile('1.1.hook', file({ secret: 'S', agent: 'a', uptime: '12345' }), 1)).toBe(true);
+    expect(tempNameOf('12345.0000000001-3.hook')).toBe('.12345.0000000001-3');
   });
 
   it('an event written before the agent last started is an earlier agent\'s; unknown start discards nothing', () => {
@@ -136,12 +145,12 @@ describe('the shell hook and the reader', () => {
       expect(r.stdout.toString()).toBe('');
       expect(r.stderr.toString()).toBe('');
     }
-    const names = readdirSync(spool);
+    const names = readdirSync(spool).filter((n) => !n.startsWith('.'));
     expect(names).toHaveLength(4);
-    for (const n of names) expect(statSync(path.join(spool, n)).mode & 0o777).toBe(0o600);
+    for (const n of readdirSync(spool)) expect(statSync(path.join(spool, n)).mode & 0o777).toBe(0o600);
     await reader().drain();
     expect(applied.map((h) => [h.window, h.agent, (h.event as { hook_event_name: string }).hook_event_name])).toEqual(events.map((e) => ['@1', 'claude', e]));
-    expect(readdirSync(spool)).toEqual([]);
+    expect(readdirSync(spool)).toEqual(['.seq-x']);
   });
 
   it('passes the event name and an argument payload (Codex notify); agy gets its `{}`', async () => {
@@ -186,7 +195,7 @@ describe('the shell hook and the reader', () => {
     await reader().drain();
     expect(applied.map((h) => h.window)).toEqual(['@2']);
     expect(logs.join('\n')).toMatch(/1 event\(s\) with a secret that names no window refused/);
-    expect(readdirSync(spool)).toEqual([]);
+    expect(readdirSync(spool)).toEqual(['.seq-x']);
   });
 
   it('an event written before the window\'s agent last started is discarded with a log line', async () => {
@@ -197,7 +206,7 @@ describe('the shell hook and the reader', () => {
     await reader().drain();
     expect(applied.map((h) => h.window)).toEqual(['@2']);
     expect(logs.join('\n')).toMatch(/for @1 was written before its agent last started: discarded/);
-    expect(readdirSync(spool)).toEqual([]);
+    expect(readdirSync(spool)).toEqual(['.seq-x']);
   });
 
   it('malformed and foreign files are moved aside (doctor shows them), other owners\' left alone, old temp files cleaned', async () => {
@@ -207,15 +216,18 @@ describe('the shell hook and the reader', () => {
     mkdirSync(path.join(spool, '7.1.hook'));
     writeFileSync(path.join(spool, '.123.9'), 'half');
     writeFileSync(path.join(spool, '.124.9'), 'half, being written');
+    writeFileSync(path.join(spool, '.seq-3'), '7\n');
     const old = (now - TEMP_MAX_AGE_MS - 5000) / 1000;
     utimesSync(path.join(spool, '.123.9'), old, old);
+    utimesSync(path.join(spool, '.seq-3'), old, old);
     hook(['claude'], '{"hook_event_name":"Stop"}');
     const r = reader();
     await r.drain();
     expect(applied).toHaveLength(1);
     const aside = readdirSync(path.join(spool, ASIDE_DIR)).sort();
     expect(aside.map((n) => n.replace(/^\d+-/, ''))).toEqual(['foreign-6.1.hook', 'foreign-7.1.hook', 'foreign-notes.txt', 'malformed-5.1.hook']);
-    expect(readdirSync(spool).sort()).toEqual(['.124.9', ASIDE_DIR]);
+    // the event's own temporary (hard-linked) name went with it; the writer's counter stays
+    expect(readdirSync(spool).sort()).toEqual(['.124.9', '.seq-x', ASIDE_DIR]);
     expect(readFileSync('/etc/passwd', 'utf8').length).toBeGreaterThan(0); // the link moved, not its target
     const st = await spoolStatus(spool);
     expect(st).toMatchObject({ exists: true, waiting: 0, aside: 4 });
@@ -228,6 +240,9 @@ describe('the shell hook and the reader', () => {
     hook(['claude'], '{}');
     const st = await spoolStatus(spool);
     expect(st.waiting).toBe(2);
+    // one pane's events: their sequence numbers rise
+    const names = readdirSync(spool).filter((n) => n.endsWith('.hook')).sort();
+    expect(names.map((n) => n.split('.')[1]!.split('-')[0])).toEqual(['0000000001', '0000000002']);
     expect(st.oldestWaitingMs).toBeGreaterThan(0);
     expect((await spoolStatus(path.join(root, 'none'))).exists).toBe(false);
   });
