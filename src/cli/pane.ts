@@ -17,10 +17,10 @@
 // main.ts sends every `nerdr … pane …` here before commander sees it; `register` only lists the
 // command in `nerdr --help`.
 
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { Command } from 'commander';
 import { request, SocketRequestError } from '../supervisor/socket/client.js';
+import { serverFiles } from '../paths.js';
+import { resolveSocket } from '../tmux/server.js';
 
 const REQUEST_ID = 'cli:request';
 const TIMEOUT_MS = 5000;
@@ -72,15 +72,18 @@ const HELP = [
   ...Object.values(SUBS).map((s) => `  ${s.usage}`),
   '',
   '<pane_id> is the window\'s secret; when the first argument is an option it comes from HERDR_PANE_ID, then NERDR_TAB.',
-  'The socket is HERDR_SOCKET_PATH, then NERDR_SOCKET. --session NAME (herdr\'s) is accepted and ignored.',
+  'The socket is HERDR_SOCKET_PATH, then NERDR_SOCKET, then the supervisor\'s of the tmux server you are in. --session NAME (herdr\'s) is accepted and ignored.',
 ].join('\n');
 
-/** Where the report goes: herdr's variable first (herdr's scripts), then nerdr's, then the default. */
+/**
+ * Where the report goes: herdr's variable first (herdr's scripts), then nerdr's, then the
+ * socket of the supervisor of the tmux server the caller is in (as every other command finds
+ * it). Outside tmux with neither variable there is nowhere to report: a NerdrError says so.
+ */
 export function resolveSocketPath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.HERDR_SOCKET_PATH) return env.HERDR_SOCKET_PATH;
   if (env.NERDR_SOCKET) return env.NERDR_SOCKET;
-  const state = env.NERDR_STATE_DIR || join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'nerdr');
-  return join(state, 'nerdr.sock');
+  return serverFiles(resolveSocket({}, env), env).socket;
 }
 
 /** A usage error: exit 2. */

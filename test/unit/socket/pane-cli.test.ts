@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { paneParams, resolveSocketPath } from '../../../src/cli/pane.js';
+import { serverFiles } from '../../../src/paths.js';
 import { SECRET, WINDOW, startServer, type Harness } from './helpers.js';
 
 let h: Harness;
@@ -228,10 +229,16 @@ describe('nerdr pane report-metadata', () => {
 });
 
 describe('resolveSocketPath', () => {
-  it('prefers HERDR_SOCKET_PATH, then NERDR_SOCKET, then the state folder', () => {
+  it("prefers HERDR_SOCKET_PATH, then NERDR_SOCKET, then the supervisor's socket of the caller's tmux server", () => {
     expect(resolveSocketPath({ HERDR_SOCKET_PATH: '/a', NERDR_SOCKET: '/b' })).toBe('/a');
     expect(resolveSocketPath({ NERDR_SOCKET: '/b' })).toBe('/b');
-    expect(resolveSocketPath({ NERDR_STATE_DIR: '/s' })).toBe('/s/nerdr.sock');
-    expect(resolveSocketPath({ XDG_STATE_HOME: '/x' })).toBe('/x/nerdr/nerdr.sock');
+    const env = { NERDR_STATE_DIR: '/s', TMUX: '/tmp/tmux-0/work,123,0' };
+    // the socket the supervisor of that server listens on, as every other command finds it
+    expect(resolveSocketPath(env)).toBe(serverFiles('/tmp/tmux-0/work', env).socket);
+    expect(resolveSocketPath(env)).toMatch(/^\/s\/nerdr-.+\.sock$/);
+  });
+
+  it('outside tmux with neither variable: an error that says how to fix it, not a socket nobody serves', () => {
+    expect(() => resolveSocketPath({ NERDR_STATE_DIR: '/s' })).toThrow(/not inside tmux/);
   });
 });
