@@ -2,11 +2,13 @@
 //
 // --screen FILE (or "-" for stdin) holds a plain capture (`tmux capture-pane -p`). With --ansi the
 // file holds escape sequences (`capture-pane -p -e`): it is rendered through @xterm/headless at
-// --cols (default 120) × (number of lines) and the text is rebuilt cell by cell (§2.1 step 2), so
-// colours, cursor moves and erasures are applied exactly like a terminal would.
+// --cols (default 120) × (number of lines) by the live mirror's terminal, and the text is rebuilt
+// cell by cell as detection reads it, so colours, cursor moves, erasures and wide characters are
+// applied exactly as in a watched pane.
 
 import fs from 'node:fs';
 import { Command, Option } from 'commander';
+import { Mirror } from '../mirror/mirror.js';
 import { detectText, ManifestRegistry, rawScreenText, rowsToText, type Detection, type LoadedManifest } from '../detect/index.js';
 
 function collect(value: string, previous: string[]): string[] {
@@ -28,34 +30,22 @@ async function readInput(screen: string): Promise<string> {
   }
 }
 
-/** Render an ANSI capture through a headless terminal and return its rows built cell by cell. */
+/**
+ * Render an ANSI capture through the live mirror's terminal (tmux's character widths, the same
+ * cell-by-cell rows detection reads) and return its rows.
+ */
 export async function renderAnsiRows(data: string, cols = 120): Promise<string[]> {
-  const { default: xterm } = await import('@xterm/headless');
-  const normalised = data.replace(/\r?\n/g, '\r\n');
-  const lineCount = Math.max(1, normalised.replace(/\r\n$/, '').split('\r\n').length);
-  const term = new xterm.Terminal({ cols, rows: lineCount, allowProposedApi: true, scrollback: 0 });
   // Avoid a final newline scrolling the first row away.
-  await new Promise<void>((resolve) => term.write(normalised.replace(/\r\n$/, ''), resolve));
-  const buf = term.buffer.active;
-  const rows: string[] = [];
-  for (let y = 0; y < term.rows; y++) {
-    const line = buf.getLine(buf.baseY + y);
-    if (!line) {
-      rows.push('');
-      continue;
-    }
-    let row = '';
-    for (let x = 0; x < cols; x++) {
-      const cell = line.getCell(x);
-      if (!cell) break;
-      if (cell.getWidth() === 0) continue; // right half of a wide glyph
-      const ch = cell.getChars();
-      row += ch === '' || ch === '\u{10EEEE}' ? ' ' : ch;
-    }
-    rows.push(row);
+  const normalised = data.replace(/\r?\n/g, '\r\n').replace(/\r\n$/, '');
+  const lineCount = Math.max(1, normalised.split('\r\n').length);
+  const mirror = new Mirror(cols, lineCount, { scrollback: 0 });
+  try {
+    mirror.write(Buffer.from(normalised, 'utf8'));
+    await mirror.flushed();
+    return mirror.snapshot().rows;
+  } finally {
+    mirror.dispose();
   }
-  term.dispose();
-  return rows;
 }
 
 export interface DetectReport {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runDetect } from '../../../src/cli/detect.js';
+import { renderAnsiRows, runDetect } from '../../../src/cli/detect.js';
 import { checkFile } from '../../../src/cli/manifests.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -23,6 +23,14 @@ describe('detect --ansi', () => {
       expect(plain.report.manifest.source).toBe('bundled');
     });
   }
+});
+
+describe('detect --ansi renders as the live mirror does', () => {
+  it("an emoji takes tmux's two columns, so what follows stays in its cell", async () => {
+    // 🎉 then the cursor to column 3: tmux (and the mirror) put X right after the emoji
+    const [row] = await renderAnsiRows('\u{1F389}\x1b[3GX', 10);
+    expect(row!.trimEnd()).toBe('\u{1F389}X');
+  });
 });
 
 describe('detect errors', () => {
