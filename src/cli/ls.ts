@@ -2,7 +2,8 @@
 
 import type { Command } from 'commander';
 import { call } from './context.js';
-import { age, printJson, table } from './print.js';
+import { printJson, table } from './print.js';
+import { age } from '../looks.js';
 import type { AgentRow } from '../supervisor/api.js';
 
 const STATE_ORDER = ['blocked', 'done', 'working', 'idle', 'unknown', 'exited'];
@@ -21,7 +22,7 @@ export function shortConversation(ref: string): string {
 export function register(program: Command): void {
   program
     .command('ls')
-    .description('list every agent: name, agent, state, seen, session, window, pane, queue, conversation, cwd')
+    .description('list every agent: name, agent, state, seen, session, window, pane, queue, conversation, branch (in a worktree), cwd')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls', {}, { whenNone: () => ({ agents: [] }) });
@@ -34,6 +35,8 @@ export function register(program: Command): void {
       // what herdr-style reports ask to show: a title (its own column when any agent has one),
       // a name for the agent, a text with the state
       const titles = agents.some((a) => a.title);
+      // windows in worktrees (nerdr new --worktree): their branch, in a column of its own
+      const branches = agents.some((a) => a.branch);
       const rows = agents.map((a) => [
         a.name,
         ...(titles ? [a.title ?? '-'] : []),
@@ -46,9 +49,10 @@ export function register(program: Command): void {
         a.pane,
         a.queue ? `${a.queue}${a.queueStalled ? '⏸' : ''}` : '-',
         a.conversationId ? `${shortConversation(a.conversationId)} (${a.conversationFrom})` : '-',
+        ...(branches ? [a.branch ?? '-'] : []),
         a.cwd,
       ]);
-      process.stdout.write(table(['NAME', ...(titles ? ['TITLE'] : []), 'AGENT', 'STATE', 'FOR', 'SEEN', 'SESSION', 'WINDOW', 'PANE', 'QUEUE', 'CONVERSATION', 'CWD'], rows));
+      process.stdout.write(table(['NAME', ...(titles ? ['TITLE'] : []), 'AGENT', 'STATE', 'FOR', 'SEEN', 'SESSION', 'WINDOW', 'PANE', 'QUEUE', 'CONVERSATION', ...(branches ? ['BRANCH'] : []), 'CWD'], rows));
     });
 
   program

@@ -1,7 +1,6 @@
 // `nerdr walkthrough`: an agent writes one step of a guided tour of its change, for the person
 // who reviews it (src/extras/walkthrough.ts); `--show` prints a window's steps in order.
 
-import path from 'node:path';
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { callerWindow, listAgents } from '../extras/agents.js';

@@ -2,16 +2,16 @@
 
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
-import { stateDir } from '../paths.js';
+import { serverFiles, stateDir } from '../paths.js';
 import { listAgents } from '../extras/agents.js';
 import { request } from '../supervisor/socket/index.js';
-import { serverFiles } from '../paths.js';
 import type { AgentRow } from '../supervisor/api.js';
 import { checkGitVersion, mainCheckout } from '../worktrees/git.js';
 import { WorktreeRegistry, type WorktreeRecord } from '../worktrees/registry.js';
 import { describeWorktree, mergeWorktree, removalProblems, removeWorktree, windowsIn } from '../worktrees/manage.js';
 import { globalOpts } from './context.js';
-import { age, printJson, table } from './print.js';
+import { printJson, table } from './print.js';
+import { age } from '../looks.js';
 
 function registry(): WorktreeRegistry {
   return new WorktreeRegistry(stateDir());

@@ -60,6 +60,10 @@ describe.skipIf(!tmuxAvailable)('worktrees', () => {
     const plain = await nerdrIn(repo, 'new', '-d', '--name', 'plain', '--cmd', 'exec sleep 300');
     expect(plain.code, plain.stderr).toBe(0);
     expect(await waitFor(() => row('plain'))).toMatchObject({ worktree: null, branch: null, base: null });
+    const ls = (await env.nerdr('ls')).stdout.split('\n');
+    expect(ls[0]).toMatch(/CONVERSATION\s+BRANCH\s+CWD$/);
+    expect(ls.find((l) => l.startsWith('feat/one'))).toMatch(/\sfeat\/one\s+\S*feat-one$/);
+    expect(ls.find((l) => l.startsWith('plain'))).toMatch(/\s-\s+\S*repo$/);
   });
 
   it('a branch name full of #{…}, ;, quotes and $(…) reaches tmux and the folder literally, never run', async () => {
