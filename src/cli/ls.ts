@@ -2,8 +2,7 @@
 
 import type { Command } from 'commander';
 import { call } from './context.js';
-import { printJson, table } from './print.js';
-import { age } from '../looks.js';
+import { age, printJson, table } from './print.js';
 import type { AgentRow } from '../supervisor/api.js';
 
 const STATE_ORDER = ['blocked', 'done', 'working', 'idle', 'unknown', 'exited'];

@@ -10,8 +10,7 @@ import { checkGitVersion, mainCheckout } from '../worktrees/git.js';
 import { WorktreeRegistry, type WorktreeRecord } from '../worktrees/registry.js';
 import { describeWorktree, mergeWorktree, removalProblems, removeWorktree, windowsIn } from '../worktrees/manage.js';
 import { globalOpts } from './context.js';
-import { printJson, table } from './print.js';
-import { age } from '../looks.js';
+import { age, printJson, table } from './print.js';
 
 function registry(): WorktreeRegistry {
   return new WorktreeRegistry(stateDir());
