@@ -2,7 +2,8 @@
 
 import type { Command } from 'commander';
 import { call, noAgents } from './context.js';
-import { age, printJson } from './print.js';
+import { printJson } from './print.js';
+import { age } from '../looks.js';
 import type { AgentRow } from '../supervisor/api.js';
 import type { ArbiterView } from '../state/index.js';
 

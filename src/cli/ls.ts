@@ -2,7 +2,8 @@
 
 import type { Command } from 'commander';
 import { call } from './context.js';
-import { age, printJson, table } from './print.js';
+import { printJson, table } from './print.js';
+import { age } from '../looks.js';
 import type { AgentRow } from '../supervisor/api.js';
 
 const STATE_ORDER = ['blocked', 'done', 'working', 'idle', 'unknown', 'exited'];

@@ -6,7 +6,8 @@ import { serverFiles } from '../paths.js';
 import { pidAlive, readLockPid } from '../store/lock.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { ensureSupervisor, tmuxSocket } from './context.js';
-import { age, printJson } from './print.js';
+import { printJson } from './print.js';
+import { age } from '../looks.js';
 
 interface Info {
   pid: number;

@@ -10,7 +10,8 @@ import { checkGitVersion, mainCheckout } from '../worktrees/git.js';
 import { WorktreeRegistry, type WorktreeRecord } from '../worktrees/registry.js';
 import { describeWorktree, mergeWorktree, removalProblems, removeWorktree, windowsIn } from '../worktrees/manage.js';
 import { globalOpts } from './context.js';
-import { age, printJson, table } from './print.js';
+import { printJson, table } from './print.js';
+import { age } from '../looks.js';
 
 function registry(): WorktreeRegistry {
   return new WorktreeRegistry(stateDir());

@@ -5,7 +5,7 @@
 //   node dist/demo/guide.js SOCKET_FILE NERDR_COMMAND END_COMMAND
 
 import { request } from '../supervisor/socket/client.js';
-import { DEFAULT_LOOKS, type Kind } from '../supervisor/lights.js';
+import { DEFAULT_LOOKS, type Kind } from '../looks.js';
 
 const [socketFile = '', nerdr = 'nerdr', endCommand = ''] = process.argv.slice(2);
 

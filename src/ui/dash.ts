@@ -4,7 +4,8 @@
 
 import blessed from 'blessed';
 import { dashRows, rowCells, type AgentInfo, type DashRow } from './rows.js';
-import { DEFAULT_LOOKS, escapeTags, tagLight, type Kind, type Look } from './theme.js';
+import { escapeTags, tagLight } from './theme.js';
+import { DEFAULT_LOOKS, type Kind, type Look } from '../looks.js';
 
 export interface DashActions {
   /** The selected agent's screen, ANSI (SGR only), its last `lines` lines. */

@@ -1,9 +1,9 @@
 // The dashboard's table: one row per agent, as plain data (tested without a screen).
 
 import os from 'node:os';
-import { age } from '../cli/print.js';
+import { age } from '../looks.js';
 import type { AgentRow } from '../supervisor/api.js';
-import type { Kind } from './theme.js';
+import type { Kind } from '../looks.js';
 
 /** The agent row as the supervisor sends it, with the fields other versions may lack. */
 export type AgentInfo = AgentRow & { queue?: number; queueStalled?: boolean };

@@ -4,22 +4,11 @@
 //   @nerdr-glyph-<kind>   the glyph, e.g. '●'
 //   @nerdr-color-<kind>   a tmux style after fg=, e.g. 'red,bold' or '#ff8800' or 'colour245'
 // for every kind in LIGHT_KINDS. In the status line a light also has its own background
-// (@nerdr-light-bg, supervisor/lights.ts); the dashboard draws on the terminal's.
+// (@nerdr-light-bg, looks.ts); the dashboard draws on the terminal's.
 
 import { tmux } from '../tmux/server.js';
 
-export {
-  LIGHT_KINDS,
-  DEFAULT_LOOKS,
-  glyphOption,
-  colorOption,
-  looksFromOptions,
-  tmuxLight,
-  parseShowOptions,
-  type Kind,
-  type Look,
-} from '../supervisor/lights.js';
-import { looksFromOptions, parseShowOptions, type Kind, type Look } from '../supervisor/lights.js';
+import { looksFromOptions, parseShowOptions, type Kind, type Look } from '../looks.js';
 
 /** The looks this tmux server is configured with. */
 export async function readLooks(sock: string): Promise<Record<Kind, Look>> {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Dashboard, screenText, type DashActions } from '../../../src/ui/dash.js';
 import { dashRows, fit, lightKind, rowCells, shortCwd, type AgentInfo } from '../../../src/ui/rows.js';
-import { blessedColour, colour256, looksFromOptions, parseShowOptions, tagLight, tmuxLight } from '../../../src/ui/theme.js';
+import { blessedColour, colour256, tagLight } from '../../../src/ui/theme.js';
+import { looksFromOptions, parseShowOptions, tmuxLight } from '../../../src/looks.js';
 import { fakeScreen } from './screen.js';
 
 const NOW = 1_800_000_000_000;

@@ -2,7 +2,8 @@
 // attributes, so no theme's bar or bell style hides it, and ends with the style in force before
 // it, so a theme's pill keeps its colours. test/live/status-colours.test.ts checks them drawn.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LOOKS, LightsWriter, glyphsFrom, lightBgFrom, looksFromOptions, parseShowOptions, summaryText, tmuxLight } from '../../../src/supervisor/lights.js';
+import { LightsWriter, glyphsFrom, summaryText } from '../../../src/supervisor/lights.js';
+import { DEFAULT_LOOKS, lightBgFrom, looksFromOptions, parseShowOptions, tmuxLight } from '../../../src/looks.js';
 
 describe('the light format', () => {
   it('is the glyph on black, no inherited attributes, then the style that was in force', () => {
