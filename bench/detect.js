@@ -3,7 +3,7 @@
 //   node bench/detect.js [--seconds 1.5] [--runs 20] [--skip-rate] [--skip-latency]
 //
 // 1. Evaluations per second of the bundled claude manifest on the 120x40 Claude screens of
-//    /work/shared/fixtures/screens/claude/*.txt, through detectSnapshot() exactly as the
+//    test/fixtures/real/screens/claude/*.txt, through detectSnapshot() exactly as the
 //    supervisor calls it (rows padded to 120 columns, height 40), round-robin over the screens,
 //    without and with an OSC title (a title makes detectText evaluate twice). Target >= 5,000/s.
 // 2. Latency from the last byte of a permission dialog written to the pty to @nerdr_state =

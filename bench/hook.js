@@ -5,7 +5,7 @@
 // The window has agent label "claude" and shows the real Claude idle screen
 // (06-idle-after-bash.ansi.txt) from `cat`. Its NERDR_SOCKET and NERDR_TAB are read from
 // /proc/<pane_pid>/environ (new-window -e put them only in the pane's environment).
-// Payloads are the recorded Claude hook events of /work/shared/fixtures/hooks/claude-hooks.jsonl.
+// Payloads are the recorded Claude hook events of test/fixtures/real/hooks/claude-hooks.jsonl.
 //
 // 1. Wall time of `node bin/nerdr.js hook claude` (stdin: a PreToolUse payload) over the wall
 //    time of `node -e 0` (same stdin), both spawned synchronously, interleaved, --runs each;

@@ -20,7 +20,7 @@ export function load(rel) {
   return import(pathToFileURL(path.join(DIST, rel)).href);
 }
 // the team's shared fixtures, beside the repository (not beside a NERDR_BENCH_ROOT build)
-export const FIXTURES = path.resolve(BENCH_DIR, '../../shared/fixtures');
+export const FIXTURES = path.resolve(BENCH_DIR, '../test/fixtures/real');
 export const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 if (!existsSync(path.join(DIST, 'supervisor', 'supervisor.js'))) {

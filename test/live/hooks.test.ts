@@ -1,6 +1,6 @@
 // Hooks end to end (issue Integrations): a fake `claude` / `codex` on PATH (helpers/fake-agent.js,
 // drawing a real captured idle screen and never exiting) started with `nerdr new <agent> -d`,
-// then the real hook payloads of ../../shared/fixtures/hooks/*.jsonl replayed in order through
+// then the real hook payloads of test/fixtures/real/hooks/*.jsonl replayed in order through
 // real `nerdr hook <agent>` processes carrying the window's NERDR_TAB / NERDR_SOCKET (read
 // from the pane process's environment), with the state checked after every step. Plus the
 // hook client's promises (wrong secret, no socket, dead or hung supervisor, huge or binary

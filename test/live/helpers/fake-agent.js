@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A stand-in for a real agent CLI in live tests: it draws one captured screen of the real agent
-// (a file of ../../shared/fixtures/screens, the .ansi.txt flavour with colours) and stays there,
+// (a file of test/fixtures/real/screens, the .ansi.txt flavour with colours) and stays there,
 // never exiting by itself (SIGTERM/SIGHUP/Ctrl-C end it). Put it on PATH under the agent's
 // name (a symlink `claude` → this file): nerdr identifies `node …/claude` as claude.
 //

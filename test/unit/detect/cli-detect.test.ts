@@ -8,7 +8,7 @@ import { renderAnsiRows, runDetect } from '../../../src/cli/detect.js';
 import { checkFile } from '../../../src/cli/manifests.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const screensDir = path.resolve(repoRoot, '../shared/fixtures/screens');
+const screensDir = path.resolve(repoRoot, 'test/fixtures/real/screens');
 const index = JSON.parse(fs.readFileSync(path.join(screensDir, 'index.json'), 'utf8')) as {
   screens: { agent: string; screen: string; state: string }[];
 };

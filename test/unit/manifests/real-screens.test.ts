@@ -1,4 +1,4 @@
-// Every real screen must classify to its true state: shared/fixtures/screens (index.json) and our
+// Every real screen must classify to its true state: test/fixtures/real/screens (index.json) and our
 // own captures in test/fixtures/screens (index.json there).
 // `exited` screens are skipped (that is the process path's job); `done` is engine idle.
 import fs from 'node:fs';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { detectRawScreen, ManifestRegistry } from '../../../src/detect/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const screensDir = path.resolve(repoRoot, '../shared/fixtures/screens');
+const screensDir = path.resolve(repoRoot, 'test/fixtures/real/screens');
 
 interface Entry {
   agent: string;

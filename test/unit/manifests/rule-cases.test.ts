@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluate, ManifestRegistry, rawScreenText, type LoadedManifest } from '../../../src/detect/index.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const realDir = path.resolve(repoRoot, '../shared/fixtures/screens');
+const realDir = path.resolve(repoRoot, 'test/fixtures/real/screens');
 const reconDir = path.resolve(repoRoot, 'test/fixtures/screens');
 
 /** "real:<agent>/<name>" (captured), "recon:<agent>/<name>" (reconstructed), or OSC-only inputs. */
