@@ -7,7 +7,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { NerdrError } from '../errors.js';
 
-/** Worktrees need `git worktree` with `--no-checkout`-free add, list --porcelain, remove: 2.17. */
+/** Worktrees need `git worktree remove` (and `list --porcelain`): git 2.17. */
 export const MIN_GIT = [2, 17] as const;
 
 export interface GitResult {
@@ -27,7 +27,8 @@ export async function git(cwd: string, args: string[], opts: { env?: Record<stri
       env: { LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', ...opts.env },
       stdin: 'ignore',
     });
-    if ((r as { code?: string }).code === 'ENOENT' || (r.failed && r.exitCode === undefined && /ENOENT/.test(String(r.message)))) throw gitMissing();
+    // reject: false hands a failed spawn back as a result with the errno code
+    if ((r as { code?: string }).code === 'ENOENT') throw gitMissing();
     return { code: r.exitCode ?? 1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
   } catch (err) {
     if (err instanceof NerdrError) throw err;
