@@ -90,7 +90,27 @@ describe.skipIf(!tmuxAvailable)('worktrees', () => {
     const outside = await env.nerdrWith(['new', '-d', '--worktree', 'x', '--cmd', 'exec sleep 300'], { cwd: env.home });
     expect(outside.code).toBe(1);
     expect(outside.stderr).toMatch(/is not in a git repository/);
+    const taken = await nerdrIn(repo, 'new', '-d', '--worktree', 'main', '--cmd', 'exec sleep 300');
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain(`the branch main is checked out at ${repo} already`);
+    const base = await nerdrIn(repo, 'new', '-d', '--worktree', 'y', '--base', 'no-such-ref', '--cmd', 'exec sleep 300');
+    expect(base.stderr).toMatch(/--base no-such-ref is not a commit in/);
     expect((await env.lsJson()).length).toBe(before);
+  });
+
+  it('an existing branch is checked out as it is; asking again opens a second window in the same worktree', async () => {
+    git(repo, 'branch', 'existing');
+    const r = await nerdrIn(repo, 'new', '-d', '--worktree', 'existing', '--base', 'main', '--cmd', 'exec sleep 300');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/the branch existing exists: checked out as it is/);
+    const again = await nerdrIn(repo, 'new', '-d', '--worktree', 'existing', '--name', 'second', '--cmd', 'exec sleep 300');
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/exists: the agent runs in it as it is/);
+    expect(await waitFor(() => row('second'))).toMatchObject({ worktree: path.join(wtRoot, 'existing'), branch: 'existing', base: 'main' });
+    for (const w of [r.stdout.trim(), again.stdout.trim()]) await env.tmuxOk('kill-window', '-t', w);
+    await waitFor(async () => !(await row('second')) && !(await row('existing')), { what: 'the two windows to be gone' });
+    const rm = await env.nerdrWith(['worktree', 'rm', 'existing', '--delete-branch'], { cwd: repo });
+    expect(rm.code, rm.stderr).toBe(0);
   });
 
   it('[worktrees] copy brings untracked files over; setup runs visibly in the window before the agent', async () => {
