@@ -6,7 +6,8 @@
 import { gatherReview, type ReviewData } from './data.js';
 import { agentTarget, findAgent, follow, targetKey, targetLook, type ReviewAgent, type ReviewTarget } from './follow.js';
 import { ignoredFolders } from './git.js';
-import { Debouncer, watchCheckout, type CheckoutWatch } from './watch.js';
+import { Debouncer, watchCheckout, watchNotes, type CheckoutWatch } from './watch.js';
+import { NOTE_FILES } from './notes.js';
 import type { ActiveWindow } from '../supervisor/active.js';
 
 export type Pin = { kind: 'agent'; target: string } | { kind: 'folder'; folder: string } | null;
@@ -35,13 +36,23 @@ export class ReviewController {
   private gathering = false;
   private again = false;
   private watcher: { top: string; w: CheckoutWatch } | null = null;
+  private notesWatcher: CheckoutWatch | null = null;
   private readonly debounce: Debouncer;
   private disposed = false;
+  /** Windows the panel opened (editors): they do not take the panel away from what it shows. */
+  readonly ownWindows = new Set<string>();
   /** Gathers done (the bench and tests read it). */
   gathers = 0;
 
   constructor(private readonly deps: ControllerDeps) {
     this.debounce = new Debouncer(() => this.refresh());
+    if (deps.watch !== false) {
+      try {
+        this.notesWatcher = watchNotes(deps.dataDir, Object.values(NOTE_FILES), () => this.debounce.poke());
+      } catch {
+        // an unwritable data dir: notes show on the next refresh
+      }
+    }
     if (deps.pin?.kind === 'folder') this.retarget();
   }
 
@@ -67,7 +78,7 @@ export class ReviewController {
       return a ? agentTarget(a) : this.target;
     }
     if (!this.deps.session) return this.target;
-    return follow({ session: this.deps.session, active: this.active, agents: this.agents, selfPane: this.deps.selfPane, previous: this.target });
+    return follow({ session: this.deps.session, active: this.active, agents: this.agents, selfPane: this.deps.selfPane, ownWindows: this.ownWindows, previous: this.target });
   }
 
   private retarget(): void {
@@ -146,5 +157,6 @@ export class ReviewController {
   async dispose(): Promise<void> {
     this.disposed = true;
     await this.unwatch();
+    await this.notesWatcher?.close();
   }
 }

@@ -40,6 +40,8 @@ export interface FollowInput {
   agents: readonly ReviewAgent[];
   /** The panel's own pane (%9): its window, when it has no agent, keeps the previous target. */
   selfPane?: string | null;
+  /** Windows the panel opened itself (its editors): showing one keeps the previous target too. */
+  ownWindows?: ReadonlySet<string>;
   previous: ReviewTarget | null;
 }
 
@@ -64,7 +66,7 @@ export function agentTarget(a: ReviewAgent, windowName = a.name, session = ''): 
   };
 }
 
-/** The target for the session's current window; the previous one while the panel's own window shows. */
+/** The target for the session's current window; the previous one while the panel's own window (or an editor it opened) shows. */
 export function follow(input: FollowInput): ReviewTarget | null {
   const w = input.active.find((x) => x.session === input.session);
   if (!w) return input.previous;
@@ -74,7 +76,7 @@ export function follow(input: FollowInput): ReviewTarget | null {
     // the window's own options, when the supervisor's row does not carry them yet
     return { ...t, folder: agent.worktree || w.worktree || agent.cwd, worktree: agent.worktree ?? w.worktree, branch: agent.branch ?? w.branch, base: agent.base ?? w.base };
   }
-  if (input.selfPane && w.pane === input.selfPane && input.previous) return input.previous;
+  if (input.previous && ((input.selfPane && w.pane === input.selfPane) || input.ownWindows?.has(w.window))) return input.previous;
   return { window: w.window, windowName: w.windowName, session: w.session, agent: null, folder: w.worktree || w.paneCwd, worktree: w.worktree, branch: w.branch, base: w.base };
 }
 

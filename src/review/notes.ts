@@ -4,6 +4,7 @@
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readWalkthrough, type WalkthroughStep } from '../extras/walkthrough.js';
 
 export type NoteKind = 'step' | 'why';
 
@@ -32,7 +33,7 @@ export interface NoteOwner {
 }
 
 /**
- * Whether a note is the window's, by the rule of src/extras/walkthrough.ts: written from that
+ * Whether a why note is the window's, by the rule of src/extras/walkthrough.ts: written from that
  * window, or in its conversation (a window brought back by `nerdr restore` has a new id); a note
  * of the same id but another known conversation belongs to an earlier window (ids are reused).
  */
@@ -74,8 +75,21 @@ async function readText(file: string): Promise<string> {
 
 export const NOTE_FILES: Record<NoteKind, string> = { step: 'walkthrough.jsonl', why: 'why.jsonl' };
 
-/** The window's walkthrough steps and why notes, each list in the order written. */
+/** A walkthrough step as the panel lists it: the file made absolute against the window's folder. */
+export function stepNote(s: Pick<WalkthroughStep, 'time' | 'text' | 'file' | 'line'>, folder: string): ReviewNote {
+  const file = s.file ? path.resolve(folder, s.file) : null;
+  const line = file && typeof s.line === 'number' && Number.isInteger(s.line) && s.line > 0 ? s.line : null;
+  return { kind: 'step', time: s.time, text: s.text, file, line };
+}
+
+/** The window's walkthrough steps (src/extras/walkthrough.ts reads them) and why notes, each in the order written. */
 export async function readNotes(dataDir: string, owner: NoteOwner, folder: string): Promise<{ steps: ReviewNote[]; why: ReviewNote[] }> {
-  const [steps, why] = await Promise.all([readText(path.join(dataDir, NOTE_FILES.step)), readText(path.join(dataDir, NOTE_FILES.why))]);
-  return { steps: selectNotes('step', steps, owner, folder), why: selectNotes('why', why, owner, folder) };
+  let steps: ReviewNote[] = [];
+  try {
+    steps = readWalkthrough(owner, path.join(dataDir, NOTE_FILES.step)).map((s) => stepNote(s, folder));
+  } catch {
+    // an unreadable file: no steps to show
+  }
+  const why = await readText(path.join(dataDir, NOTE_FILES.why));
+  return { steps, why: selectNotes('why', why, owner, folder) };
 }

@@ -58,6 +58,9 @@ export class ReviewPanel {
   private focus: Focus = 'files';
   private shown: Shown = { key: '', rows: [], mark: -1 };
   private diffTop = 0;
+  /** What the diff box is to show (asked for, maybe not back yet), and the latest request's number. */
+  private wanted = '';
+  private request = 0;
   private loading = 0;
   private message: string | null = null;
   private finished!: () => void;
@@ -90,6 +93,7 @@ export class ReviewPanel {
       this.noteSel = -1;
       this.fileTop = this.noteTop = this.diffTop = 0;
       this.shown = { key: '', rows: [], mark: -1 };
+      this.wanted = '';
       if (this.focus !== 'files') this.focus = 'files';
     }
     const keep = prevFile ? data.files.findIndex((f) => f.kind === prevFile.kind && f.path === prevFile.path) : -1;
@@ -100,10 +104,13 @@ export class ReviewPanel {
     if (this.noteSel < 0 && notes) this.noteSel = 0;
     this.draw();
     // what the diff box shows is looked at again: the file may have changed
-    const key = this.shown.key;
+    const key = this.wanted;
     if (key.startsWith('note:')) this.showNote(this.noteSel, false);
     else if (this.fileSel >= 0) this.showFile(this.fileSel, key === this.fileKey(this.fileSel));
-    else this.setShown({ key: '', rows: [], mark: -1 });
+    else {
+      this.wanted = '';
+      this.setShown({ key: '', rows: [], mark: -1 });
+    }
   }
 
   /** A line in the footer until the next key. */
@@ -253,16 +260,18 @@ export class ReviewPanel {
     const f = d?.files[i];
     if (!d || !f) return;
     const key = this.fileKey(i);
+    this.wanted = key;
+    const req = ++this.request;
     this.loading++;
     this.actions
       .fileDiff(d, f)
       .then(
         (text) => {
-          if (this.data !== d || this.fileKey(this.fileSel) !== key) return;
+          if (req !== this.request) return;
           this.setShown({ key, rows: compactRows(parseDiff(text)), mark: -1 }, keepScroll);
         },
         (err: Error) => {
-          if (this.data === d) this.setShown({ key, rows: [{ kind: 'note', text: `no diff: ${err.message}`, line: null }], mark: -1 });
+          if (req === this.request) this.setShown({ key, rows: [{ kind: 'note', text: `no diff: ${err.message}`, line: null }], mark: -1 });
         },
       )
       .finally(() => {
@@ -277,6 +286,8 @@ export class ReviewPanel {
     if (!d || !n) return;
     const key = `note:${i}:${n.time}`;
     const textRows = (): DiffRow[] => n.text.split('\n').map((t) => ({ kind: 'context' as const, text: t, line: null }));
+    this.wanted = key;
+    const req = ++this.request;
     if (n.kind === 'why' || !n.file) {
       this.setShown({ key, rows: textRows(), mark: -1 }, !fresh);
       return;
@@ -286,14 +297,14 @@ export class ReviewPanel {
       .stepRows(d, n)
       .then(
         (rows) => {
-          if (this.data !== d || this.noteSel !== i) return;
+          if (req !== this.request) return;
           rows = compactRows(rows);
           const mark = n.line ? rowForLine(rows, n.line) : -1;
           const head: DiffRow[] = [{ kind: 'note', text: n.text.replace(/\s+/g, ' '), line: null }];
           this.setShown({ key, rows: [...head, ...rows], mark: mark >= 0 ? mark + head.length : -1 }, !fresh);
         },
         (err: Error) => {
-          if (this.data === d) this.setShown({ key, rows: [...textRows(), { kind: 'note', text: `no diff: ${err.message}`, line: null }], mark: -1 });
+          if (req === this.request) this.setShown({ key, rows: [...textRows(), { kind: 'note', text: `no diff: ${err.message}`, line: null }], mark: -1 });
         },
       )
       .finally(() => {
@@ -316,7 +327,7 @@ export class ReviewPanel {
       const n = d.steps.length + d.why.length;
       if (n === 0) return;
       const next = Math.max(0, Math.min(n - 1, this.noteSel + delta));
-      if (next === this.noteSel && this.shown.key.startsWith('note:')) return;
+      if (next === this.noteSel && this.wanted.startsWith('note:')) return;
       this.noteSel = next;
       this.draw();
       this.showNote(next);
@@ -334,14 +345,14 @@ export class ReviewPanel {
   private cycleFocus(): void {
     const order: Focus[] = this.noteRows.length ? ['files', 'notes', 'diff'] : ['files', 'diff'];
     this.focus = order[(order.indexOf(this.focus) + 1) % order.length]!;
-    if (this.focus === 'notes' && !this.shown.key.startsWith('note:')) this.showNote(this.noteSel);
-    else if (this.focus === 'files' && !this.shown.key.startsWith('file:') && this.fileSel >= 0) this.showFile(this.fileSel);
+    if (this.focus === 'notes' && !this.wanted.startsWith('note:')) this.showNote(this.noteSel);
+    else if (this.focus === 'files' && !this.wanted.startsWith('file:') && this.fileSel >= 0) this.showFile(this.fileSel);
     this.draw();
   }
 
   private open(): void {
     if (this.focus === 'files' && this.fileSel >= 0) {
-      if (!this.shown.key.startsWith('file:')) this.showFile(this.fileSel);
+      if (!this.wanted.startsWith('file:')) this.showFile(this.fileSel);
       this.focus = 'diff';
     } else if (this.focus === 'notes' && this.noteSel >= 0) {
       this.showNote(this.noteSel);

@@ -67,16 +67,17 @@ export function editorArgv(env: NodeJS.ProcessEnv, file: string, line: number | 
 /** tmux new-window arguments that run the editor as argv (several arguments: no shell). */
 export function editorWindowArgs(session: string | null, folder: string, argv: readonly string[]): string[] {
   const name = path.basename(argv[argv.length - 1] ?? 'edit');
-  return ['new-window', ...(session ? ['-t', `${session}:`] : []), '-c', argvSafe(escapeFormat(folder)), '-n', argvSafe(escapeFormat(name)), '--', ...argv.map(argvSafe)];
+  return ['new-window', '-P', '-F', '#{window_id}', ...(session ? ['-t', `${session}:`] : []), '-c', argvSafe(escapeFormat(folder)), '-n', argvSafe(escapeFormat(name)), '--', ...argv.map(argvSafe)];
 }
 
-function actions(sock: string, session: string | null, refresh: () => void): ReviewActions {
+function actions(sock: string, session: string | null, refresh: () => void, opened: (window: string) => void): ReviewActions {
   return {
     fileDiff: async (d, f) => (d.repo ? fileDiff(d.repo, f, d.base) : ''),
     stepRows: (d, step) => stepRows(d, step),
     edit: async (d, file, line) => {
       const r = await tmux(sock, editorWindowArgs(session, d.repo ?? d.folder, editorArgv(process.env, file, line)));
       if (r.code !== 0) throw new NerdrError(`cannot open a window for the editor: ${r.stderr.trim()}`);
+      opened(r.stdout.trim());
     },
     refresh,
   };
@@ -84,6 +85,8 @@ function actions(sock: string, session: string | null, refresh: () => void): Rev
 
 export async function runReview(opts: RunReviewOptions): Promise<void> {
   const session = await ownSession(opts.sock);
+  // split into an agent's window, the panel's pane inherits its remain-on-exit: q must close it
+  if (process.env.TMUX_PANE) await tmux(opts.sock, ['set-option', '-p', '-t', process.env.TMUX_PANE, 'remain-on-exit', 'off']);
   let sub: Subscription | null = null;
   if (opts.socketFile && opts.pin?.kind !== 'folder') {
     sub = await subscribe(opts.socketFile, 'nerdr.subscribe', { active: true }, { timeoutMs: 5000 }).catch((err: unknown) => {
@@ -94,7 +97,15 @@ export async function runReview(opts: RunReviewOptions): Promise<void> {
   // box lines as UTF-8, not the terminal's line-drawing set (tmux keeps those cells as letters)
   (screen as unknown as { tput: { brokenACS: boolean } }).tput.brokenACS = true;
   let controller: ReviewController | null = null;
-  const panel = new ReviewPanel({ screen, actions: actions(opts.sock, session, () => controller?.refresh()) });
+  const panel = new ReviewPanel({
+    screen,
+    actions: actions(
+      opts.sock,
+      session,
+      () => controller?.refresh(),
+      (w) => controller?.ownWindows.add(w),
+    ),
+  });
   controller = new ReviewController({
     dataDir: opts.dataDir,
     session,

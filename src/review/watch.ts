@@ -3,6 +3,7 @@
 // (a commit, a checkout, a `git add`). Changes are debounced: one call after a quiet spell,
 // and at least one a second while an agent keeps writing.
 
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 
@@ -83,4 +84,14 @@ export function watchCheckout(top: string, gitDir: string, ignoredFolders: reado
       await Promise.all([tree.close(), meta.close()]);
     },
   };
+}
+
+/** Watches the data dir's note files (walkthrough.jsonl, why.jsonl): a new step or note shows at once. */
+export function watchNotes(dir: string, names: readonly string[], changed: () => void): CheckoutWatch {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const wanted = new Set(names);
+  const w: FSWatcher = watch(dir, { ignoreInitial: true, persistent: true, depth: 0, ignored: (p: string) => p !== dir && !wanted.has(path.basename(p)) });
+  w.on('all', () => changed());
+  w.on('error', () => undefined);
+  return { ready: new Promise<void>((r) => w.once('ready', () => r())), close: () => w.close() };
 }

@@ -42,6 +42,11 @@ describe('follow', () => {
     const t = follow({ session: '$1', active: [active({ window: '@5', pane: '%5' })], agents: AGENTS, selfPane: '%5', previous: prev });
     expect(t).toBe(prev);
   });
+  it('keeps the previous target while an editor window the panel opened shows', () => {
+    const prev = follow({ session: '$1', active: [active({})], agents: AGENTS, previous: null });
+    const t = follow({ session: '$1', active: [active({ window: '@8', pane: '%8' })], agents: AGENTS, ownWindows: new Set(['@8']), previous: prev });
+    expect(t).toBe(prev);
+  });
   it('keeps the previous target when its session is not in the list', () => {
     const prev = follow({ session: '$1', active: [active({})], agents: AGENTS, previous: null });
     expect(follow({ session: '$1', active: [], agents: AGENTS, previous: prev })).toBe(prev);

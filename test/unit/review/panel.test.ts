@@ -117,6 +117,17 @@ describe('ReviewPanel', () => {
     expect(env.calls.edit).toEqual([['/repo/src/u.ts', 40]]);
   });
 
+  it('a refresh that lands while a step is being looked up keeps the step, not the file', async () => {
+    env = setup();
+    env.panel.show(data());
+    await tick();
+    env.key('tab');
+    env.panel.show(data()); // new data for the same window, before the step's diff is back
+    await tick();
+    await tick();
+    expect(env.text()).toContain('step 1 · src/u.ts:40');
+  });
+
   it('a why note shows its whole text', async () => {
     env = setup();
     env.panel.show(data({ why: [{ kind: 'why', time: 't', text: 'first line\nsecond line', file: null, line: null }] }));
