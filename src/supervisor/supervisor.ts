@@ -25,6 +25,7 @@ import { QueueStore } from '../store/queue.js';
 import { SessionStore } from '../store/sessions.js';
 import { SessionSaver } from './saver.js';
 import { ViewWatcher } from './views.js';
+import { ActiveWindows, type ActiveWindow } from './active.js';
 import { pidAlive } from '../store/lock.js';
 import { Notifier, type ClientView, type NotifyChannels } from './notify.js';
 import path from 'node:path';
@@ -50,6 +51,8 @@ const EVAL_COALESCE_MS = 50;
 export interface SupervisorEvents {
   /** An agent's state, counts or presence changed. */
   change: [agent: WatchedAgent];
+  /** The window some user session shows changed (only while someone follows: `active.follow()`). */
+  active: [list: ActiveWindow[]];
   exit: [];
 }
 
@@ -61,6 +64,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Panes created by `nerdr new` in this process: their agent starts now (startup grace). */
   private readonly fresh = new Set<string>();
   private readonly views: ViewWatcher;
+  /** Each user session's current window, for `nerdr review`. */
+  readonly active: ActiveWindows;
   readonly messages: Messenger;
   readonly notifier: Notifier;
   private readonly saver: SessionSaver;
@@ -102,6 +107,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       stopping: () => this.stopping,
       now: this.now,
       log: opts.log,
+    });
+    this.active = new ActiveWindows({
+      run: (cmd) => this.run(cmd),
+      changed: (list) => this.emit('active', list),
+      log: (m) => opts.log('warn', m),
     });
     this.saver = new SessionSaver(new SessionStore(path.join(opts.stateDir, 'sessions'), { log: opts.log }), {
       agents,
@@ -333,7 +343,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       case 'subscription-changed':
         this.onSubscription(args);
         break;
+      case 'window-pane-changed':
+        // the active pane's folder is what a window without an agent is reviewed by
+        this.active.notify();
+        break;
       case 'session-window-changed':
+        this.active.notify();
+        this.views.schedule();
+        break;
       case 'client-session-changed':
       case 'client-detached':
         this.views.schedule();
@@ -352,6 +369,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       case 'unlinked-window-renamed':
       case 'sessions-changed':
       case 'session-renamed':
+        this.active.notify();
         this.scheduleScan();
         break;
       default:
