@@ -197,6 +197,8 @@ export class Arbiter {
 
   // reports
   private seqs = new SeqBook();
+  /** report_metadata's own counters per source (herdr's metadata_tokens.rs); unsequenced is always fresh. */
+  private metaSeqs = new SeqBook();
   private custom: { source: string; agent: string; state: ReportState; message: string | null; at: number } | null = null;
   private lifecycle: { source: string; state: ReportState; message: string | null; at: number; sessionId: string | null } | null = null;
   private conversation: { id: string; from: ConversationOrigin; owner: string | null } | null = null;
@@ -241,6 +243,7 @@ export class Arbiter {
     // it when its owner exits). An exited window keeps it until then, for `nerdr restore`.
     this.conversation = null;
     this.seqs.clear();
+    this.metaSeqs.clear();
     this.presentation.forgetAgent(this.agent, (s) => classifySource(s, this.agent) !== 'custom');
     this.activeSinceIdle = false;
     this.seenFlag = true;
@@ -255,6 +258,7 @@ export class Arbiter {
     this.lifecycle = null;
     if (this.custom && KNOWN_AGENTS.has(this.custom.agent)) this.custom = null;
     this.seqs.clear(); // herdr resets official per-source counters on exit; custom ones restart with the process too
+    this.metaSeqs.clear();
     // herdr: an exited agent's metadata goes (its own label's, its official sources')
     this.presentation.forgetAgent(this.agent, (s) => classifySource(s, this.agent) !== 'custom');
     return this.advance(now);
@@ -297,9 +301,13 @@ export class Arbiter {
   }
 
   /** herdr `pane.report_metadata`: display only (title, display name, state labels, tokens). */
-  metadata(r: MetadataReport): ArbiterUpdate {
+  metadata(r: MetadataReport & { seq?: string | bigint | number }): ArbiterUpdate {
     const now = this.clock();
     if (this.proc === 'exited' && this.metadataForExited(r)) return { ...this.advance(now), accepted: false };
+    if (r.seq !== undefined) {
+      const seq = parseSeq(r.seq);
+      if (seq === undefined || !this.metaSeqs.accept(r.source, seq)) return { ...this.advance(now), accepted: false };
+    }
     const res = this.presentation.report(r, now);
     return { ...this.advance(now), accepted: res.error === undefined, ...(res.error ? { error: res.error } : {}) };
   }

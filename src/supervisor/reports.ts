@@ -1,4 +1,5 @@
-// herdr's reports, once the socket has checked secret and seq, as arbiter inputs. One function,
+// herdr's reports, once the socket has checked their shape and secret, as arbiter inputs (which
+// judges their seq). One function,
 // pure, so what herdr's scripts send can be followed from the socket to the state in a test.
 
 import type { Arbiter, ArbiterUpdate } from '../state/index.js';
@@ -23,7 +24,7 @@ export function applyHerdrReport(arbiter: Arbiter, r: HerdrReport): ArbiterUpdat
     case 'release_agent':
       return arbiter.release(base);
     case 'report_metadata':
-      return r.metadata ? arbiter.metadata({ source: r.source, ...r.metadata }) : null;
+      return r.metadata ? arbiter.metadata({ source: r.source, ...r.metadata, ...(seq === undefined ? {} : { seq }) }) : null;
     default:
       return null;
   }

@@ -16,6 +16,5 @@ export {
   type Timers,
 } from './server.js';
 export { RpcError, SocketSetupError } from './errors.js';
-export { SeqTracker } from './seq.js';
 export { canonicalAgent, looksLikeFlag, type ParsedReport, type ReportedState, type SessionStartSource } from './herdr.js';
 export { request, subscribe, SocketRequestError, type RequestOptions, type Subscription } from './client.js';

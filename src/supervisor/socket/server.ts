@@ -18,7 +18,6 @@ import { stringifyExact } from './exact-json.js';
 import { isHerdrReportMethod, parseHerdrReport, type ParsedReport } from './herdr.js';
 import { authenticateHook } from './hook-params.js';
 import { ByteBudget, LineReader } from './line-reader.js';
-import { SeqTracker, admit } from './seq.js';
 import { prepareSocketPath } from './socket-dir.js';
 
 export const HERDR_PROTOCOL = 20;
@@ -31,7 +30,7 @@ export const DEFAULT_MAX_CONNECTIONS = 4096;
 /** A stream whose client reads slower than this many unsent bytes is dropped. */
 export const DEFAULT_MAX_PENDING_WRITE_BYTES = 8 * 1024 * 1024;
 
-/** A herdr report that passed validation, authentication and the seq check. */
+/** A herdr report that passed validation and authentication (its seq is judged by the window's arbiter). */
 export type Report<W> = Omit<ParsedReport, 'paneId'> & { window: W };
 
 /** One agent hook event from `nerdr hook <agent>`, authenticated. */
@@ -97,8 +96,6 @@ export interface SocketServerOptions<W> {
   version?: string;
   /** herdr protocol number reported by `ping` (20). */
   protocol?: number;
-  /** Seq bookkeeping (§2.5), keyed by secret then source. A fresh one by default. */
-  seq?: SeqTracker;
   /** Diagnostics (never request contents). */
   log?(message: string): void;
   /** The request deadline's timer (tests inject a manual one). Default: setTimeout. */
@@ -117,7 +114,6 @@ const realTimers: Timers = {
 
 export interface SocketServer {
   readonly path: string;
-  readonly seq: SeqTracker;
   /** Registers a method; returns a function that unregisters it. */
   handle(method: string, handler: Handler): () => void;
   /** Open connections right now. */
@@ -139,7 +135,6 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
   const timers = opts.timers ?? realTimers;
   let overloadLogged = 0;
   const maxPending = opts.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES;
-  const seq = opts.seq ?? new SeqTracker();
   const log = opts.log ?? (() => {});
   const handlers = new Map<string, Handler>();
   const sockets = new Set<Socket>();
@@ -299,11 +294,11 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
     if (isHerdrReportMethod(method)) {
       const parsed = parseHerdrReport(method, params, line);
       const window = await authenticate(parsed.paneId, 'pane_not_found');
-      // Official sources' release is a no-op in herdr; that policy is the arbiter's, not ours.
-      if (admit(seq, parsed.paneId, parsed)) {
-        const { paneId: _secret, ...rest } = parsed;
-        await opts.onReport?.({ ...rest, window });
-      }
+      // The socket checks shape and secret only. Whether a report is fresh (its seq), and what it
+      // may change, is the window's own state (state/arbiter.ts): it resets the counters when
+      // the agent restarts, which a second book here never saw.
+      const { paneId: _secret, ...rest } = parsed;
+      await opts.onReport?.({ ...rest, window });
       return { type: 'ok' };
     }
     if (method === 'nerdr.hook') {
@@ -332,7 +327,6 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
   let closing: Promise<void> | undefined;
   return {
     path: opts.path,
-    seq,
     handle(method, handler) {
       if (BUILTIN.has(method) || isHerdrReportMethod(method)) throw new Error(`socket method ${method} is built in`);
       if (handlers.has(method)) throw new Error(`socket method ${method} is already handled`);

@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, req, SECRET, startServer, WINDOW, type Harness } from './helpers.js';
+import type { Report } from '../../../src/supervisor/socket/index.js';
+import { applyHerdrReport } from '../../../src/supervisor/reports.js';
+import { Arbiter } from '../../../src/state/index.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -88,16 +91,16 @@ describe('secrets', () => {
     expect(h.reports[0]?.kind).toBe('release_agent');
   });
 
-  it('does not seq-track reports with a wrong secret', async () => {
+  it('passes nothing on for a wrong secret', async () => {
     await call(h.path, req('pane.report_agent', { ...base, pane_id: 'nope', state: 'idle', seq: 100 }));
-    expect(h.server.seq.lastSeq('nope', base.source)).toBeUndefined();
+    expect(h.reports).toHaveLength(0);
   });
 });
 
 describe('seq (u64, exact)', () => {
   const U64_MAX = '18446744073709551615';
 
-  it('keeps nanosecond seqs exact beyond 2^53', async () => {
+  it('keeps nanosecond seqs exact beyond 2^53, and leaves judging them to the window (every one is passed on)', async () => {
     // These two differ by 1 but are the same JS number.
     const a = '1700000000000000001';
     const b = '1700000000000000002';
@@ -108,6 +111,7 @@ describe('seq (u64, exact)', () => {
     expect(h.reports.map((r) => [r.state, r.seq])).toEqual([
       ['working', BigInt(a)],
       ['idle', BigInt(b)],
+      ['working', BigInt(a)],
     ]);
   });
 
@@ -146,16 +150,39 @@ describe('seq (u64, exact)', () => {
     await call(h.path, `{ "params" : { "seq" :\t12345678901234567890 , "pane_id":"${SECRET}","source":"s","agent":"x"} , "method":"pane.release_agent","id":"r1"}`);
     expect(h.reports[0]?.seq).toBe(12345678901234567890n);
   });
+});
+
+// Freshness is the window's: the socket passes every authenticated report to applyHerdrReport
+// and the window's arbiter judges the seq, as the supervisor wires them.
+describe('seq, judged by the window (socket → arbiter)', () => {
+  let w: Harness;
+  let arb: Arbiter;
+  let accepted: Report<typeof WINDOW>[];
+  let t = 1_000_000;
+  beforeEach(async () => {
+    arb = new Arbiter({ agent: 'claude', clock: () => t });
+    arb.processStart({ grace: false });
+    accepted = [];
+    w = await startServer({
+      onReport: (r) => {
+        const u = applyHerdrReport(arb, r);
+        if (u?.accepted) accepted.push(r);
+      },
+    });
+  });
+  afterEach(async () => {
+    await w.cleanup();
+  });
 
   it('drops stale and equal seqs (still ok), per source', async () => {
     const send = (source: string, seq?: number) =>
-      call(h.path, req('pane.report_agent', { ...base, source, state: 'working', ...(seq === undefined ? {} : { seq }) }));
+      call(w.path, req('pane.report_agent', { ...base, source, state: 'working', ...(seq === undefined ? {} : { seq }) }));
     expect(await send('a', 10)).toEqual(ok);
     expect(await send('a', 10)).toEqual(ok);
     expect(await send('a', 9)).toEqual(ok);
     expect(await send('b', 1)).toEqual(ok);
     expect(await send('a', 11)).toEqual(ok);
-    expect(h.reports.map((r) => [r.source, r.seq])).toEqual([
+    expect(accepted.map((r) => [r.source, r.seq])).toEqual([
       ['a', 10n],
       ['b', 1n],
       ['a', 11n],
@@ -163,19 +190,44 @@ describe('seq (u64, exact)', () => {
   });
 
   it('accepts unsequenced reports only until the source sends a sequenced one', async () => {
-    const send = (seq?: number) => call(h.path, req('pane.report_agent', { ...base, state: 'idle', ...(seq === undefined ? {} : { seq }) }));
+    const send = (seq?: number) => call(w.path, req('pane.report_agent', { ...base, state: 'idle', ...(seq === undefined ? {} : { seq }) }));
     await send();
     await send();
     await send(1);
     await send();
-    expect(h.reports.map((r) => r.seq)).toEqual([undefined, undefined, 1n]);
+    expect(accepted.map((r) => r.seq)).toEqual([undefined, undefined, 1n]);
   });
 
   it('shares the counter between report, session and release methods', async () => {
-    await call(h.path, req('pane.report_agent_session', { ...base, seq: 5 }));
-    await call(h.path, req('pane.release_agent', { ...base, seq: 4 }));
-    await call(h.path, req('pane.report_agent', { ...base, state: 'idle', seq: 6 }));
-    expect(h.reports.map((r) => r.kind)).toEqual(['report_agent_session', 'report_agent']);
+    // session references come only from an agent's official source
+    const off = { pane_id: SECRET, source: 'herdr:claude', agent: 'claude' };
+    await call(w.path, req('pane.report_agent_session', { ...off, agent_session_id: 's-1', seq: 5 }));
+    await call(w.path, req('pane.report_agent', { ...off, state: 'working', seq: 4 }));
+    await call(w.path, req('pane.report_agent', { ...off, state: 'idle', seq: 6 }));
+    expect(accepted.map((r) => r.kind)).toEqual(['report_agent_session', 'report_agent']);
+  });
+
+  it('a reporter that counts from 1 again after its agent restarted in the same window is heard', async () => {
+    await call(w.path, req('pane.report_agent', { ...base, state: 'working', seq: 7 }));
+    arb.processExit();
+    arb.processStart({ grace: false });
+    expect(await call(w.path, req('pane.report_agent', { ...base, state: 'blocked', seq: 1 }))).toEqual(ok);
+    expect(accepted.map((r) => [r.state, r.seq])).toEqual([
+      ['working', 7n],
+      ['blocked', 1n],
+    ]);
+    expect(arb.view().state).toBe('blocked');
+  });
+
+  it('metadata has counters of its own per source; unsequenced metadata is always fresh', async () => {
+    const meta = (title: string, seq?: number) =>
+      call(w.path, req('pane.report_metadata', { pane_id: SECRET, source: 'custom:me', title, ...(seq === undefined ? {} : { seq }) }));
+    await call(w.path, req('pane.report_agent', { ...base, state: 'working', seq: 50 }));
+    await meta('one', 3);
+    await meta('stale', 2);
+    await meta('free');
+    await meta('two', 4);
+    expect(accepted.filter((r) => r.kind === 'report_metadata').map((r) => r.metadata?.title)).toEqual(['one', 'free', 'two']);
   });
 });
 

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { parseU64, rawValueAt, stringifyExact } from '../../../src/supervisor/socket/exact-json.js';
 import { ByteBudget, LineReader } from '../../../src/supervisor/socket/line-reader.js';
 import { sanitize, stripControl } from '../../../src/supervisor/socket/sanitize.js';
-import { SeqTracker } from '../../../src/supervisor/socket/seq.js';
 
 describe('rawValueAt', () => {
   it('finds nested values, skipping strings with quotes, escapes and brackets', () => {
@@ -104,17 +103,5 @@ describe('sanitize', () => {
     expect(v).toEqual({ k: ['a b', { ['__proto__']: 'x' }], n: 1, z: null });
     expect(Object.getPrototypeOf((v.k as unknown[])[1])).toBe(Object.prototype);
     expect(stripControl('clean')).toBe('clean');
-  });
-});
-
-describe('SeqTracker', () => {
-  it('is per pane and forgets', () => {
-    const t = new SeqTracker();
-    expect(t.accept('p1', 's', 5n)).toBe(true);
-    expect(t.accept('p2', 's', 1n)).toBe(true);
-    expect(t.accept('p1', 's', undefined)).toBe(false);
-    t.forget('p1', 's');
-    expect(t.accept('p1', 's', undefined)).toBe(true);
-    expect(t.accept('p1', 's', 1n)).toBe(true);
   });
 });
