@@ -6,6 +6,7 @@ import { stripControl } from './socket/sanitize.js';
 import type { SocketServer } from './socket/index.js';
 import type { Supervisor } from './supervisor.js';
 import type { WatchedAgent } from './agent.js';
+import type { ActiveWindow } from './active.js';
 import { callerEnvironment, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
 import { replyText } from '../tmux/client.js';
 import { nerdrBin } from '../paths.js';
@@ -50,6 +51,10 @@ export interface AgentRow {
   cwd: string;
   id: string;
   exitStatus: string | null;
+  /** The worktree nerdr made for the window, its branch and its base; null when none. */
+  worktree: string | null;
+  branch: string | null;
+  base: string | null;
 }
 
 export function agentRow(a: WatchedAgent, sup: Supervisor): AgentRow {
@@ -85,6 +90,9 @@ export function agentRow(a: WatchedAgent, sup: Supervisor): AgentRow {
     cwd: a.cwd,
     id: a.id,
     exitStatus: a.dead ? a.deadStatus : null,
+    worktree: a.worktree,
+    branch: a.branch,
+    base: a.base,
   };
 }
 
@@ -127,6 +135,23 @@ function agentEnv(agent: string, secret: string, socketPath: string): Record<str
   };
 }
 
+/** `{path, branch, base}` of `nerdr new --worktree`: an absolute path and two strings, or nothing. */
+function worktreeParam(v: unknown): { path: string; branch: string; base: string } | null {
+  if (v === undefined || v === null) return null;
+  const w = obj(v);
+  if (typeof w.path !== 'string' || !path.isAbsolute(w.path) || typeof w.branch !== 'string' || !w.branch || typeof w.base !== 'string') {
+    throw new RpcError('invalid_params', 'worktree must be {path (absolute), branch, base}');
+  }
+  return { path: w.path, branch: w.branch, base: w.base };
+}
+
+function setupParam(v: unknown): { command: string; hint: string } | null {
+  if (v === undefined || v === null) return null;
+  const s = obj(v);
+  if (typeof s.command !== 'string' || !s.command.trim()) throw new RpcError('invalid_params', 'setup must be {command, hint}');
+  return { command: s.command, hint: typeof s.hint === 'string' ? s.hint : '' };
+}
+
 export function registerApi(server: SocketServer, sup: Supervisor, socketPath: string): void {
   server.handle('nerdr.ls', () => ({ agents: [...sup.agents.values()].map((a) => agentRow(a, sup)) }));
 
@@ -154,9 +179,12 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
   });
 
   // A stream of the agent list: the current rows at once, then again after every change
-  // (coalesced), until the client hangs up. The dashboard lives on this.
-  server.handle('nerdr.subscribe', (_params, ctx) => {
+  // (coalesced), until the client hangs up. The dashboard lives on this. With `active: true`
+  // it also carries each user session's current window (`active` events, on a switch): the
+  // review panel follows that.
+  server.handle('nerdr.subscribe', async (params, ctx) => {
     const stream = ctx.stream();
+    const follow = obj(params).active === true;
     let timer: NodeJS.Timeout | null = null;
     const push = (): void => {
       timer = null;
@@ -165,13 +193,25 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     const onChange = (): void => {
       timer ??= setTimeout(push, 100);
     };
+    const onActive = (list: ActiveWindow[]): void => {
+      if (!stream.event('active', { active: list })) stop();
+    };
+    let stopped = false;
     const stop = (): void => {
+      if (stopped) return;
+      stopped = true;
       sup.off('change', onChange);
       if (timer) clearTimeout(timer);
+      if (follow) {
+        sup.off('active', onActive);
+        sup.active.release();
+      }
     };
     sup.on('change', onChange);
+    if (follow) sup.on('active', onActive);
     stream.signal.addEventListener('abort', stop);
-    return { type: 'subscription_started', agents: [...sup.agents.values()].map((a) => agentRow(a, sup)) };
+    const active = follow ? { active: await sup.active.follow() } : {};
+    return { type: 'subscription_started', agents: [...sup.agents.values()].map((a) => agentRow(a, sup)), ...active };
   });
 
   server.handle('nerdr.send', (params) => {
@@ -304,6 +344,8 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
       watched,
       id,
       secretHash: hashSecret(secret),
+      worktree: worktreeParam(p.worktree),
+      setup: setupParam(p.setup),
     });
     const replies = await new Promise<import('../tmux/client.js').Reply[]>((resolve) => sup.sendLine(cmds, resolve));
     const failed = replies.find((r) => !r.ok && !r.skipped);
