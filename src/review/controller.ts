@@ -5,7 +5,7 @@
 
 import { gatherReview, type ReviewData } from './data.js';
 import { agentTarget, findAgent, follow, targetKey, targetLook, type ReviewAgent, type ReviewTarget } from './follow.js';
-import { ignoredFolders } from './git.js';
+import { ignoredFolders, type Repo } from './git.js';
 import { Debouncer, watchCheckout, watchNotes, type CheckoutWatch } from './watch.js';
 import { NOTE_FILES } from './notes.js';
 import type { ActiveWindow } from '../supervisor/active.js';
@@ -37,6 +37,8 @@ export class ReviewController {
   private again = false;
   private watcher: { top: string; w: CheckoutWatch } | null = null;
   private notesWatcher: CheckoutWatch | null = null;
+  /** The repository of the folder looked at last (found once, not on every refresh). */
+  private repo: { folder: string; repo: Repo } | null = null;
   private readonly debounce: Debouncer;
   private disposed = false;
   /** Windows the panel opened (editors): they do not take the panel away from what it shows. */
@@ -105,10 +107,12 @@ export class ReviewController {
     }
     this.gathering = true;
     const t = this.target;
-    void gatherReview(t, this.deps.dataDir)
+    const hint = this.repo?.folder === t.folder ? this.repo.repo : null;
+    void gatherReview(t, this.deps.dataDir, hint)
       .then(
         async (d) => {
           this.gathers++;
+          this.repo = d.repo && d.gitDir && !d.problem ? { folder: t.folder, repo: { top: d.repo, gitDir: d.gitDir } } : null;
           if (this.disposed) return;
           if (targetKey(this.target) !== targetKey(t)) {
             this.again = true;

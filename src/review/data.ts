@@ -2,8 +2,8 @@
 // --json` prints and what the panel draws. git runs in parallel; notes are read from the data dir.
 
 import { existsSync } from 'node:fs';
-import { worktreeStatus } from '../worktrees/git.js';
-import { committedFiles, findRepo, upstreamOf, type Repo, type ReviewFile } from './git.js';
+import { committedFiles, findRepo, type Repo, type ReviewFile } from './git.js';
+import { checkoutChanges } from './status.js';
 import { readNotes, type ReviewNote } from './notes.js';
 import type { ReviewTarget } from './follow.js';
 
@@ -63,6 +63,7 @@ function empty(t: ReviewTarget, problem: string | null): ReviewData {
   };
 }
 
+/** `repoHint`: the repository found for this folder last time (saves a git run per refresh). */
 export async function gatherReview(t: ReviewTarget, dataDir: string, repoHint?: Repo | null): Promise<ReviewData> {
   const t0 = performance.now();
   const notes = t.window ? readNotes(dataDir, { window: t.window, conversation: t.agent?.conversationId ?? null }, t.folder) : Promise.resolve({ steps: [], why: [] });
@@ -74,16 +75,15 @@ export async function gatherReview(t: ReviewTarget, dataDir: string, repoHint?: 
     if (!repo) out = empty(t, `no git repository at ${t.folder}`);
     else {
       try {
-        const base = t.base ?? (await upstreamOf(repo.top));
-        const st = await worktreeStatus(repo.top, base);
-        const committed = base && st.ahead ? await committedFiles(repo.top, base) : [];
+        const st = await checkoutChanges(repo.top, t.base);
+        const committed = st.base && st.ahead ? await committedFiles(repo.top, st.base) : [];
         out = {
           ...empty(t, null),
           repo: repo.top,
           gitDir: repo.gitDir,
           branch: st.branch ?? t.branch,
           head: st.head,
-          base,
+          base: st.base,
           ahead: st.ahead,
           behind: st.behind,
           files: sortFiles([...st.files, ...committed]),

@@ -1,5 +1,5 @@
 // The git questions only the review panel asks: where the repository's own files are (to watch
-// HEAD and the index), the upstream of a branch, what the commits since the base changed, one
+// HEAD and the index), what the commits since the base changed, one
 // file's diff, and which folders git ignores (not watched). Argument arrays, never a shell,
 // through src/worktrees/git.ts's runner.
 
@@ -19,12 +19,6 @@ export async function findRepo(dir: string): Promise<Repo | null> {
   if (!r || r.code !== 0) return null;
   const [top = '', gitDir = ''] = r.stdout.replace(/\n$/, '').split('\n');
   return top && gitDir ? { top, gitDir } : null;
-}
-
-/** The branch's upstream (origin/main), or null. */
-export async function upstreamOf(top: string): Promise<string | null> {
-  const r = await git(top, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}']);
-  return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
 
 /** `git diff --name-status -z`: `S\0path\0`, or `R100\0from\0to\0`. */
