@@ -182,9 +182,12 @@ export class BenchServer {
     });
   }
 
-  /** Starts the supervisor on demand (like any command does) and learns its pid and socket. */
+  /**
+   * Starts the supervisor and learns its pid and socket. `supervisor restart` starts one when none
+   * runs; read-only commands such as `ls` start nothing on a server without nerdr windows.
+   */
   async startSupervisor() {
-    await this.nerdr(['ls']);
+    await this.nerdr(['supervisor', 'restart']);
     const st = JSON.parse(await this.nerdr(['supervisor', 'status', '--json']));
     this.supervisorPid = st.pid;
     this.clientPid = st.clientPid;

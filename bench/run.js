@@ -85,9 +85,13 @@ if (d?.rate) {
 if (d?.latency) rows.push(['detect: dialog -> light ms (median)', d.latency.median, '<= 100', d.latency.median <= 100]);
 const h = results.hook;
 if (h?.wall) {
-  rows.push(['hook: wall(nerdr hook) / wall(node -e 0)', h.wall.ratio, '<= 1.3', h.wall.ratio <= 1.3]);
-  rows.push(['hook: spawn -> light ms (median)', h.latency.fromSpawnMs.median, '<= 50', h.latency.fromSpawnMs.median <= 50]);
+  rows.push(['hook: wall(shell hook) / wall(node -e 0)', h.wall.ratio, '<= 0.10', h.wall.ratio <= 0.1]);
+  rows.push(['hook: wall(nerdr hook, Node) / wall(node -e 0)', h.wall.nodeHookRatio, '(info)', null]);
+  rows.push(['hook: CPU ms per event, shell hook', h.cpu.shellMs, '<= 5', h.cpu.shellMs <= 5]);
+  rows.push(['hook: spawn -> light ms (median)', h.latency.fromSpawnMs.median, '<= 20', h.latency.fromSpawnMs.median <= 20]);
   rows.push(['hook: hook exit -> light ms (median)', h.latency.fromExitMs.median, '(info)', null]);
+  rows.push(['hook: 1,000 events in 1 s, windows right', `${h.burst.right}/10`, '10/10', h.burst.right === 10]);
+  rows.push(['hook: events lost across a supervisor kill', h.restart.lost, '0', h.restart.lost === 0]);
 }
 
 process.stdout.write(`\n=== summary (${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}) ===\n`);
