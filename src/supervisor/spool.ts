@@ -238,6 +238,8 @@ export class SpoolReader<W> {
   private rewatchTimer: NodeJS.Timeout | null = null;
   /** Files of another owner, logged once. */
   private readonly ignored = new Set<string>();
+  /** When temporary files were last looked at (-Infinity: at the first pass). */
+  private lastSweep = -Infinity;
   private readonly uid = process.getuid?.();
   private readonly now: () => number;
   /** Events applied, discarded and refused since start (the bench and doctor read them). */
@@ -325,7 +327,10 @@ export class SpoolReader<W> {
       return;
     }
     const present = new Set(names);
-    const read = await Promise.all(names.map((n) => this.read(n, present)));
+    // leftovers of killed hooks and idle counters are looked at once a minute, not per event
+    const sweep = this.now() - this.lastSweep > TEMP_MAX_AGE_MS;
+    if (sweep) this.lastSweep = this.now();
+    const read = await Promise.all(names.map((n) => this.read(n, present, sweep)));
     const waiting = read.filter((e): e is SpoolEntry => e !== null);
     let unknown = 0;
     const done: string[] = [];
@@ -341,8 +346,8 @@ export class SpoolReader<W> {
   }
 
   /** One directory entry: a waiting event, or null (skipped, cleaned up or moved aside). */
-  private async read(name: string, present: Set<string>): Promise<SpoolEntry | null> {
-    if (name === ASIDE_DIR || this.ignored.has(name)) return null;
+  private async read(name: string, present: Set<string>, sweep: boolean): Promise<SpoolEntry | null> {
+    if (name === ASIDE_DIR || this.ignored.has(name) || (name.startsWith('.') && !sweep)) return null;
     const file = path.join(this.opts.dir, name);
     let st;
     try {
