@@ -141,7 +141,12 @@ export class ReviewController {
     if (!top || !d.gitDir || this.disposed) return;
     const skip = await ignoredFolders(top);
     if (this.disposed || this.watcher) return;
-    this.watcher = { top, w: watchCheckout(top, d.gitDir, skip, () => this.debounce.poke()) };
+    const w = watchCheckout(top, d.gitDir, skip, () => this.debounce.poke());
+    this.watcher = { top, w };
+    // what changed between the gather and the end of the watcher's first scan was in no event
+    void w.ready.then(() => {
+      if (this.watcher?.w === w) this.refresh();
+    });
   }
 
   private async unwatch(): Promise<void> {

@@ -2,6 +2,7 @@
 // nerdr.subscribe stream (no polling), git for the data, a one-shot `tmux new-window` for the
 // editor. It exits when the user quits or the screen goes.
 
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import blessed from 'blessed';
 import { NerdrError } from '../errors.js';
@@ -45,6 +46,24 @@ export async function ownSession(sock: string, env: NodeJS.ProcessEnv = process.
   return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
 
+/** Whether this process is the pane's program or a child of it (a `sh -c` between them). */
+async function runsIn(sock: string, pane: string): Promise<boolean> {
+  const r = await tmux(sock, ['display', '-p', '-t', pane, '#{pane_pid}']);
+  const panePid = Number(r.stdout.trim());
+  if (r.code !== 0 || !panePid) return false;
+  let pid = process.pid;
+  for (let i = 0; i < 4 && pid > 1; i++) {
+    if (pid === panePid) return true;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      return pid === process.pid ? process.ppid === panePid : false;
+    }
+  }
+  return false;
+}
+
 /** Each session's active window, asked of tmux once (what the supervisor streams while followed). */
 export async function activeWindows(sock: string): Promise<ActiveWindow[]> {
   const r = await tmux(sock, ['list-sessions', '-F', ACTIVE_FORMAT]);
@@ -64,10 +83,10 @@ export function editorArgv(env: NodeJS.ProcessEnv, file: string, line: number | 
   return [...words, ...(line && PLUS_LINE.has(prog) ? [`+${line}`] : []), file];
 }
 
-/** tmux new-window arguments that run the editor as argv (several arguments: no shell). */
+/** tmux new-window arguments that run the editor as argv (several arguments: no shell), in the background. */
 export function editorWindowArgs(session: string | null, folder: string, argv: readonly string[]): string[] {
   const name = path.basename(argv[argv.length - 1] ?? 'edit');
-  return ['new-window', '-P', '-F', '#{window_id}', ...(session ? ['-t', `${session}:`] : []), '-c', argvSafe(escapeFormat(folder)), '-n', argvSafe(escapeFormat(name)), '--', ...argv.map(argvSafe)];
+  return ['new-window', '-d', '-P', '-F', '#{window_id}', ...(session ? ['-t', `${session}:`] : []), '-c', argvSafe(escapeFormat(folder)), '-n', argvSafe(escapeFormat(name)), '--', ...argv.map(argvSafe)];
 }
 
 function actions(sock: string, session: string | null, refresh: () => void, opened: (window: string) => void): ReviewActions {
@@ -77,7 +96,11 @@ function actions(sock: string, session: string | null, refresh: () => void, open
     edit: async (d, file, line) => {
       const r = await tmux(sock, editorWindowArgs(session, d.repo ?? d.folder, editorArgv(process.env, file, line)));
       if (r.code !== 0) throw new NerdrError(`cannot open a window for the editor: ${r.stderr.trim()}`);
-      opened(r.stdout.trim());
+      // made in the background, known as the panel's own, then shown: the switch it causes does
+      // not take the panel off what it shows
+      const win = r.stdout.trim();
+      opened(win);
+      await tmux(sock, ['select-window', '-t', session ? `${session}:${win}` : win]);
     },
     refresh,
   };
@@ -86,7 +109,9 @@ function actions(sock: string, session: string | null, refresh: () => void, open
 export async function runReview(opts: RunReviewOptions): Promise<void> {
   const session = await ownSession(opts.sock);
   // split into an agent's window, the panel's pane inherits its remain-on-exit: q must close it
-  if (process.env.TMUX_PANE) await tmux(opts.sock, ['set-option', '-p', '-t', process.env.TMUX_PANE, 'remain-on-exit', 'off']);
+  // (only a pane the panel runs in: a popup's TMUX_PANE may be the agent's own)
+  const pane = process.env.TMUX_PANE;
+  if (pane && (await runsIn(opts.sock, pane))) await tmux(opts.sock, ['set-option', '-p', '-t', pane, 'remain-on-exit', 'off']);
   let sub: Subscription | null = null;
   if (opts.socketFile && opts.pin?.kind !== 'folder') {
     sub = await subscribe(opts.socketFile, 'nerdr.subscribe', { active: true }, { timeoutMs: 5000 }).catch((err: unknown) => {

@@ -104,7 +104,7 @@ describe('the editor', () => {
     expect(editorArgv({}, '/r/$(touch pwned);', null)).toEqual(['vi', '/r/$(touch pwned);']);
   });
   it("runs as tmux new-window arguments after --, a folder's # and a trailing ; kept literal", () => {
-    expect(editorWindowArgs('$1', '/r/#x', ['vi', '+3', '/r/#x/a;'])).toEqual(['new-window', '-P', '-F', '#{window_id}', '-t', '$1:', '-c', '/r/##x', '-n', 'a\\;', '--', 'vi', '+3', '/r/#x/a\\;']);
+    expect(editorWindowArgs('$1', '/r/#x', ['vi', '+3', '/r/#x/a;'])).toEqual(['new-window', '-d', '-P', '-F', '#{window_id}', '-t', '$1:', '-c', '/r/##x', '-n', 'a\\;', '--', 'vi', '+3', '/r/#x/a\\;']);
   });
 });
 
