@@ -11,11 +11,10 @@ function ago(ms: number): string {
  * The hook spool (src/supervisor/spool.ts): events waiting for the supervisor, and files it moved
  * aside. Waiting files are normal while no supervisor runs; with one running they mean it is stuck.
  */
-export async function spoolCheck(dir: string, log: string, supervisorUp: boolean): Promise<{ name: string; ok: boolean; detail: string; fix?: string }> {
+export async function spoolCheck(dir: string, log: string, supervisorUp: boolean, now = Date.now()): Promise<{ name: string; ok: boolean; detail: string; fix?: string }> {
   const { spoolStatus, ASIDE_DIR } = await import('../supervisor/spool.js');
   const st = await spoolStatus(dir);
   if (!st.exists) return { name: 'hook spool', ok: true, detail: `${dir} (made when the supervisor starts)` };
-  const now = Date.now();
   const waiting = `${st.waiting} event(s) waiting${st.oldestWaitingMs !== null ? `, the oldest written ${ago(now - st.oldestWaitingMs)} ago` : ''}`;
   const asideAt = st.oldestAside ? Number(st.oldestAside.split('-')[0]) : NaN;
   const aside = st.aside === 0 ? 'none moved aside' : `${st.aside} file(s) moved aside into ${dir}/${ASIDE_DIR} (not nerdr's, or unreadable)${Number.isFinite(asideAt) ? `, the oldest ${ago(now - asideAt)} ago: ${st.oldestAside}` : ''}`;

@@ -11,6 +11,7 @@ import {
   TEMP_MAX_AGE_MS, type SpoolEntry,
 } from '../../../src/supervisor/spool.js';
 import { serverFiles } from '../../../src/paths.js';
+import { spoolCheck } from '../../../src/cli/doctor-spool.js';
 import type { HookReport } from '../../../src/supervisor/socket/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
@@ -245,6 +246,12 @@ describe('the shell hook and the reader', () => {
     expect(names.map((n) => n.split('.')[1]!.split('-')[0])).toEqual(['0000000001', '0000000002']);
     expect(st.oldestWaitingMs).toBeGreaterThan(0);
     expect((await spoolStatus(path.join(root, 'none'))).exists).toBe(false);
+    // doctor: waiting is normal with no supervisor, and a failure with one that has not read them in 10 s
+    const oldest = st.oldestWaitingMs!;
+    expect(await spoolCheck(spool, 'the.log', false, oldest + 60_000)).toMatchObject({ ok: true, detail: expect.stringContaining('2 event(s) waiting, the oldest written 60 s ago; none moved aside') });
+    expect(await spoolCheck(spool, 'the.log', true, oldest + 5_000)).toMatchObject({ ok: true });
+    expect(await spoolCheck(spool, 'the.log', true, oldest + 60_000)).toMatchObject({ ok: false, fix: expect.stringContaining('the.log') });
+    expect(await spoolCheck(path.join(root, 'none'), 'the.log', true)).toMatchObject({ ok: true, detail: expect.stringContaining('made when the supervisor starts') });
   });
 
   it('start() makes the folder private and applies what was left', async () => {
