@@ -242,8 +242,6 @@ export class SpoolReader<W> {
   private lastSweep = -Infinity;
   private readonly uid = process.getuid?.();
   private readonly now: () => number;
-  /** Events applied, discarded and refused since start (the bench and doctor read them). */
-  readonly counts = { applied: 0, discarded: 0, refused: 0, aside: 0 };
 
   constructor(private readonly opts: SpoolReaderOptions<W>) {
     this.now = opts.now ?? Date.now;
@@ -383,19 +381,16 @@ export class SpoolReader<W> {
     try {
       report = await authenticateHook(hookParams(e), (secret) => this.opts.authenticate(secret));
     } catch (err) {
-      this.counts.refused++;
       if (err instanceof RpcError && err.code === 'unauthorized') return 'unknown';
       this.opts.log('info', `spool: ${e.name} refused: ${(err as Error).message}`);
       return 'refused';
     }
     if (beforeStart(e, this.opts.startedAt(report.window))) {
-      this.counts.discarded++;
       this.opts.log('info', `spool: ${e.name} (${e.agent} ${e.event || 'event'}) for ${this.opts.describe(report.window)} was written before its agent last started: discarded`);
       return 'discarded';
     }
     try {
       this.opts.apply(report);
-      this.counts.applied++;
     } catch (err) {
       this.opts.log('warn', `spool: ${e.name}: ${(err as Error).message}`);
     }
@@ -404,7 +399,6 @@ export class SpoolReader<W> {
 
   private async aside(name: string, why: string, detail: string): Promise<null> {
     const dir = path.join(this.opts.dir, ASIDE_DIR);
-    this.counts.aside++;
     try {
       await mkdir(dir, { mode: 0o700 }).catch((e: NodeJS.ErrnoException) => {
         if (e.code !== 'EEXIST') throw e;
