@@ -1,7 +1,7 @@
 // Runs every benchmark, one after the other (each in its own process, each on its own private
 // tmux server), and prints a summary with the targets. `npm run bench` builds first.
 //
-//   node bench/run.js [--only throughput,idle,memory,detect,hook] [--quick] [--out file.json]
+//   node bench/run.js [--only throughput,idle,memory,detect,hook,review] [--quick] [--out file.json]
 //
 // --quick: shorter runs for a smoke test (idle 20 s, 10 latency runs, 20 MB); the figures in
 // docs/performance.md come from the full runs.
@@ -27,6 +27,7 @@ const BENCHES = [
   { name: 'memory', args: quick ? ['--fill', '8', '--samples', '8'] : [] },
   { name: 'detect', args: quick ? ['--runs', '10'] : [] },
   { name: 'hook', args: quick ? ['--runs', '15', '--latency-runs', '10'] : [] },
+  { name: 'review', args: quick ? ['--seconds', '20', '--warmup', '8', '--files', '10000', '--runs', '5'] : [] },
 ];
 
 function runBench(b) {
@@ -92,6 +93,12 @@ if (h?.wall) {
   rows.push(['hook: hook exit -> light ms (median)', h.latency.fromExitMs.median, '(info)', null]);
   rows.push(['hook: 1,000 events in 1 s, windows right', `${h.burst.right}/10`, '10/10', h.burst.right === 10]);
   rows.push(['hook: events lost across a supervisor kill', h.restart.lost, '0', h.restart.lost === 0]);
+}
+const rv = results.review;
+if (rv?.idle) rows.push(['review: panel CPU % (another window busy)', rv.idle.panelCpuPct, '<= 0.1', rv.idle.met]);
+if (rv?.big) {
+  rows.push([`review: refresh ms, ${rv.big.trackedFiles} files (median)`, rv.big.gatherMs.median, '(info)', null]);
+  rows.push(['review: file written -> shown ms (median)', rv.big.fileWrittenToShownMs.median, '(info)', null]);
 }
 
 process.stdout.write(`\n=== summary (${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}) ===\n`);

@@ -77,6 +77,7 @@ export class ReviewController {
     if (pin?.kind === 'folder') return folderTarget(pin.folder);
     if (pin?.kind === 'agent') {
       const a = findAgent(this.agents, pin.target);
+      if (!a) this.deps.say(`no agent "${pin.target}" (any more): ${this.agents.map((x) => x.name).join(', ') || 'none running'}`);
       return a ? agentTarget(a) : this.target;
     }
     if (!this.deps.session) return this.target;

@@ -1,7 +1,7 @@
-// Tells the panel when the reviewed checkout changes: chokidar on its top folder (no polling),
-// leaving out .git, node_modules and the folders git ignores, plus the git dir's HEAD and index
-// (a commit, a checkout, a `git add`). Changes are debounced: one call after a quiet spell,
-// and at least one a second while an agent keeps writing.
+// Tells the panel when the reviewed checkout changes: chokidar on its folders (inotify, no
+// polling), leaving out .git, node_modules and the folders git ignores, plus the git dir's HEAD
+// and index (a commit, a checkout, a `git add`). Changes are debounced: one call after a quiet
+// spell, and at least one a second while an agent keeps writing.
 
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -59,27 +59,35 @@ export interface CheckoutWatch {
   close(): Promise<void>;
 }
 
+/**
+ * chokidar on folders only: it would hold an fs.watch (an inotify watch) per file, 50,000 of
+ * them in a large repository (258 MB and 33 s to start, docs/performance.md). A folder's watch
+ * reports its files' changes too, as raw events naming the file; those are the signal.
+ */
+function watchFolders(root: string, opts: { depth?: number; skip: (p: string) => boolean; wanted: (p: string) => boolean }, changed: () => void): CheckoutWatch {
+  const w: FSWatcher = watch(root, {
+    ignoreInitial: true,
+    persistent: true,
+    ...(opts.depth !== undefined ? { depth: opts.depth } : {}),
+    ignored: (p: string, stats?: { isDirectory(): boolean }) => p !== root && (opts.skip(p) || (stats !== undefined && !stats.isDirectory())),
+  });
+  w.on('raw', (_event, file: string, details: unknown) => {
+    const at = (details as { watchedPath?: string } | undefined)?.watchedPath ?? root;
+    const p = file ? path.join(at, file) : at;
+    if (opts.wanted(p)) changed();
+  });
+  // a folder that vanishes or is unreadable must not end the panel
+  w.on('error', () => undefined);
+  return { ready: new Promise<void>((r) => w.once('ready', () => r())), close: () => w.close() };
+}
+
 export function watchCheckout(top: string, gitDir: string, ignoredFolders: readonly string[], changed: () => void): CheckoutWatch {
   const ignored = new Set(ignoredFolders);
-  const tree: FSWatcher = watch(top, {
-    ignoreInitial: true,
-    persistent: true,
-    ignored: (p: string) => isIgnored(p, top, ignored),
-  });
-  const meta: FSWatcher = watch(gitDir, {
-    ignoreInitial: true,
-    persistent: true,
-    depth: 0,
-    ignored: (p: string) => p !== gitDir && !GIT_FILES.has(path.basename(p)),
-  });
-  tree.on('all', () => changed());
-  meta.on('all', () => changed());
-  // a folder that vanishes or is unreadable must not end the panel
-  tree.on('error', () => undefined);
-  meta.on('error', () => undefined);
-  const ready = Promise.all([new Promise<void>((r) => tree.once('ready', () => r())), new Promise<void>((r) => meta.once('ready', () => r()))]).then(() => undefined);
+  const skip = (p: string): boolean => isIgnored(p, top, ignored);
+  const tree = watchFolders(top, { skip, wanted: (p) => !skip(p) }, changed);
+  const meta = watchFolders(gitDir, { depth: 0, skip: () => true, wanted: (p) => GIT_FILES.has(path.basename(p)) }, changed);
   return {
-    ready,
+    ready: Promise.all([tree.ready, meta.ready]).then(() => undefined),
     close: async () => {
       await Promise.all([tree.close(), meta.close()]);
     },
@@ -90,8 +98,5 @@ export function watchCheckout(top: string, gitDir: string, ignoredFolders: reado
 export function watchNotes(dir: string, names: readonly string[], changed: () => void): CheckoutWatch {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const wanted = new Set(names);
-  const w: FSWatcher = watch(dir, { ignoreInitial: true, persistent: true, depth: 0, ignored: (p: string) => p !== dir && !wanted.has(path.basename(p)) });
-  w.on('all', () => changed());
-  w.on('error', () => undefined);
-  return { ready: new Promise<void>((r) => w.once('ready', () => r())), close: () => w.close() };
+  return watchFolders(dir, { depth: 0, skip: () => true, wanted: (p) => wanted.has(path.basename(p)) }, changed);
 }

@@ -38,3 +38,35 @@ describe('Debouncer', () => {
     expect(calls).toBe(2);
   });
 });
+
+describe('watchCheckout', () => {
+  it("reports a changed file, a new one in a new folder, and the git dir's index, watching folders only", async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, rmSync } = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { watchCheckout } = await import('../../../src/review/watch.js');
+    const top = mkdtempSync(path.join(os.tmpdir(), 'nerdr-watch-'));
+    const gitDir = path.join(top, '.git');
+    mkdirSync(path.join(gitDir, 'objects'), { recursive: true });
+    mkdirSync(path.join(top, 'src'));
+    writeFileSync(path.join(top, 'src', 'a.ts'), 'a\n');
+    let poke: (() => void) | null = null;
+    const w = watchCheckout(top, gitDir, [], () => poke?.());
+    const next = (): Promise<void> => new Promise((r) => (poke = r));
+    try {
+      await w.ready;
+      let seen = next();
+      appendFileSync(path.join(top, 'src', 'a.ts'), 'more\n');
+      await seen;
+      seen = next();
+      mkdirSync(path.join(top, 'lib'));
+      await seen;
+      seen = next();
+      writeFileSync(path.join(gitDir, 'index'), 'i');
+      await seen;
+    } finally {
+      await w.close();
+      rmSync(top, { recursive: true, force: true });
+    }
+  });
+});
