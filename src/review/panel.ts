@@ -84,8 +84,14 @@ export class ReviewPanel {
 
   /** New data: the same target keeps its selection and scroll; another one starts at the top. */
   show(data: ReviewData): void {
-    const same = this.data !== null && this.data.window === data.window && this.data.folder === data.folder;
+    const prev = this.data;
+    const same = prev !== null && prev.window === data.window && prev.folder === data.folder;
     if (this.message === REFRESHING) this.message = null;
+    if (same && prev.files === data.files && prev.steps === data.steps && prev.why === data.why) {
+      // a new state or name only: drawn again, no diff asked for
+      this.data = data;
+      return this.draw();
+    }
     const prevFile = same ? this.selectedFile() : undefined;
     this.data = data;
     if (!same) {

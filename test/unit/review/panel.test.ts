@@ -153,6 +153,18 @@ describe('ReviewPanel', () => {
     expect(env.text()).toContain('shell · no agent');
   });
 
+  it('a new agent state with the same data redraws the header and asks for no diff', async () => {
+    env = setup();
+    const d = data();
+    env.panel.show(d);
+    await tick();
+    const asked = env.calls.diff.length;
+    env.panel.show({ ...d, agent: { name: 'fix', agent: 'claude', state: 'done' } });
+    await tick();
+    expect(env.text()).toContain('fix · claude · done');
+    expect(env.calls.diff.length).toBe(asked);
+  });
+
   it('says what is missing: no repository, no changes', async () => {
     env = setup();
     env.panel.show(data({ repo: null, problem: 'no git repository at /tmp/x', files: [], steps: [], why: [] }));
