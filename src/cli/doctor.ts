@@ -11,6 +11,7 @@ import { STATUS_OPTIONS, readsMarker } from '../tmux/status.js';
 import { degradedOn, tmuxFeatures } from '../tmux/features.js';
 import { globalOpts } from './context.js';
 import { printJson } from './print.js';
+import { spoolCheck } from './doctor-spool.js';
 
 interface Check {
   name: string;
@@ -73,8 +74,19 @@ async function agentChecks(): Promise<Check[]> {
   return checks;
 }
 
+/** git, for `nerdr new --worktree` and `nerdr worktree`: missing or older than 2.17 is a failure with the fix. */
+async function gitCheck(): Promise<Check> {
+  const { checkGitVersion } = await import('../worktrees/git.js');
+  try {
+    return { name: 'git', ok: true, detail: `${await checkGitVersion()} (worktrees need 2.17 or newer)` };
+  } catch (err) {
+    const e = err as NerdrError;
+    return { name: 'git', ok: false, detail: e.message, ...(e.fix ? { fix: e.fix } : {}) };
+  }
+}
+
 async function runChecks(cmd: Command): Promise<Check[]> {
-  const checks: Check[] = [...(await fileChecks()), ...(await agentChecks())];
+  const checks: Check[] = [...(await fileChecks()), ...(await agentChecks()), await gitCheck()];
   try {
     const version = await checkTmuxVersion();
     checks.push({ name: 'tmux', ok: true, detail: `${version} (nerdr supports tmux 3.2a to 3.7)` });
@@ -111,8 +123,10 @@ async function runChecks(cmd: Command): Promise<Check[]> {
     const st = statSync(files.socket);
     const ok = (st.mode & 0o077) === 0;
     checks.push({ name: 'socket', ok, detail: `${files.socket} mode ${(st.mode & 0o777).toString(8)}`, ...(ok ? {} : { fix: 'nerdr supervisor restart' }) });
+    checks.push(await spoolCheck(files.spool, files.log, true));
   } catch {
     checks.push({ name: 'supervisor', ok: true, detail: 'not running (any nerdr command that needs it starts it)' });
+    checks.push(await spoolCheck(files.spool, files.log, false));
   }
   const plugin = (await tmux(sock, ['show-options', '-gqv', '@nerdr-plugin-warnings'])).stdout.trim();
   if (plugin) checks.push({ name: 'tmux plugin', ok: false, detail: plugin, fix: 'choose free keys for @nerdr-key-next / @nerdr-key-dash (tmux list-keys -T prefix), then reload your tmux config' });
