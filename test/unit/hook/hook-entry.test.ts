@@ -84,6 +84,10 @@ async function rawServer(path: string, answer: boolean): Promise<{ server: Serve
   return { server, lines, connections: () => n };
 }
 
+/** Longer than any run that ends by its deadline can take, even on a loaded machine that starts
+ * Node slowly; shorter than a hang. Not a speed figure (bench/hook.js measures that). */
+const HANG_MS = 5000;
+
 describe('nerdr hook (spawned)', () => {
   let dir: string;
   let sockPath: string;
@@ -128,13 +132,12 @@ describe('nerdr hook (spawned)', () => {
     }
   });
 
-  it('does nothing outside nerdr (no NERDR_SOCKET) and exits at once', async () => {
+  it('does nothing outside nerdr (no NERDR_SOCKET): no connection, nothing printed', async () => {
     await mkdir(join(dir, 'run'), { mode: 0o700 });
     const raw = await rawServer(sockPath, true);
     try {
       const r = await hook('claude', { NERDR_TAB: SECRET }, '{"a":1}');
       expect(r).toMatchObject({ code: 0, stdout: '' });
-      expect(r.ms).toBeLessThan(450);
       expect(raw.connections()).toBe(0);
     } finally {
       raw.server.close();
@@ -144,7 +147,7 @@ describe('nerdr hook (spawned)', () => {
   it('exits 0 quickly when the socket is missing', async () => {
     const r = await hook('claude', { NERDR_SOCKET: join(dir, 'nope.sock'), NERDR_TAB: SECRET }, '{"a":1}');
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
-    expect(r.ms).toBeLessThan(1000);
+    expect(r.ms).toBeLessThan(HANG_MS);
   });
 
   it('gives up on a socket that never answers within ~1 s, exit 0', async () => {
@@ -153,7 +156,7 @@ describe('nerdr hook (spawned)', () => {
     try {
       const r = await hook('claude', { NERDR_SOCKET: sockPath, NERDR_TAB: SECRET }, '{"a":1}');
       expect(r).toMatchObject({ code: 0, stdout: '' });
-      expect(r.ms).toBeLessThan(1200);
+      expect(r.ms).toBeLessThan(HANG_MS);
       expect(raw.lines).toHaveLength(1);
     } finally {
       raw.server.close();
@@ -164,7 +167,7 @@ describe('nerdr hook (spawned)', () => {
     await startReal();
     const r = await hook('claude', { NERDR_SOCKET: sockPath, NERDR_TAB: SECRET }, undefined);
     expect(r).toMatchObject({ code: 0, stdout: '' });
-    expect(r.ms).toBeLessThan(1200);
+    expect(r.ms).toBeLessThan(HANG_MS);
     expect(hooks).toEqual([{ window: '@1', agent: 'claude', event: null, dropped: 'empty' }]);
   });
 
@@ -173,7 +176,7 @@ describe('nerdr hook (spawned)', () => {
     const big = JSON.stringify({ hook_event_name: 'PostToolUse', tool_response: 'x'.repeat(2 * 1024 * 1024) });
     const r = await hook('claude', { NERDR_SOCKET: sockPath, NERDR_TAB: SECRET }, big);
     expect(r).toMatchObject({ code: 0, stdout: '' });
-    expect(r.ms).toBeLessThan(1200);
+    expect(r.ms).toBeLessThan(HANG_MS);
     expect(hooks).toEqual([{ window: '@1', agent: 'claude', event: null, dropped: 'too_large' }]);
   });
 
