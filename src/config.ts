@@ -6,8 +6,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-import { AGENTS } from './integrations/agents.js';
-import { INSTALL_MODES, wiringFor, type InstallMode } from './integrations/modes.js';
+import { INSTALL_MODES, type InstallMode } from './integrations/modes.js';
+// integrations/ imports this file too (gemini.ts): only functions here may touch its bindings
+import { INTEGRATIONS, wiringFor } from './integrations/index.js';
 
 export interface AgentConfig {
   /** launch | home | worktree | off — see docs/config.md. */
@@ -60,7 +61,7 @@ export function defaultAgentConfig(agent: string): AgentConfig {
 
 export function defaultConfig(): NerdrConfig {
   const agents: Record<string, AgentConfig> = {};
-  for (const id of Object.keys(AGENTS)) agents[id] = defaultAgentConfig(id);
+  for (const id of Object.keys(INTEGRATIONS)) agents[id] = defaultAgentConfig(id);
   return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null } };
 }
 
@@ -114,7 +115,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
         const prefix = `agents.${id}`;
         if (!/^[a-z0-9][a-z0-9_-]*$/.test(id)) { bad(prefix, 'agent names are lower-case letters, digits, - and _', 'nothing'); continue; }
         const ac = config.agents[id] ?? defaultAgentConfig(id);
-        if (!(id in AGENTS)) bad(prefix, `not an agent nerdr knows (${Object.keys(AGENTS).join(', ')}); kept for nerdr new --cmd`, 'as written');
+        if (!(id in INTEGRATIONS)) bad(prefix, `not an agent nerdr knows (${Object.keys(INTEGRATIONS).join(', ')}); kept for nerdr new --cmd`, 'as written');
         if (!isTable(section)) { bad(prefix, 'must be a table', 'defaults'); config.agents[id] = ac; continue; }
         const wiring = wiringFor(id);
         for (const [k, v] of Object.entries(section)) {
@@ -142,7 +143,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
             case 'command': {
               const r = commandSchema.safeParse(v);
               if (r.success) ac.command = r.data;
-              else bad(key, `must be a non-empty list of strings, the program first (got ${show(v)})`, AGENTS[id]?.command ?? 'nothing');
+              else bad(key, `must be a non-empty list of strings, the program first (got ${show(v)})`, (INTEGRATIONS as Record<string, { command: string[] } | undefined>)[id]?.command ?? 'nothing');
               break;
             }
             default:

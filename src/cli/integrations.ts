@@ -9,25 +9,12 @@ import { NerdrError } from '../errors.js';
 import { configDir, nerdrBin, packageRoot, stateDir } from '../paths.js';
 import { agentConfig, formatProblem, loadConfig } from '../config.js';
 import { AGENTS } from '../integrations/agents.js';
-import { wiringFor, installableModes } from '../integrations/modes.js';
+import { installableModes, integrationFor, wiringFor } from '../integrations/index.js';
 import { which } from '../integrations/common.js';
 import { fileStatus, installFile, requireMode, uninstallFile, type FileIntegration, type InstallCtx, type InstallResult, type FileStatus } from '../integrations/install.js';
-import { opencodeFiles } from '../integrations/opencode.js';
-import { copilotFiles } from '../integrations/copilot.js';
-import { geminiFiles, geminiUsesExtension } from '../integrations/gemini.js';
-import { agyFiles } from '../integrations/agy.js';
-import { grokFiles } from '../integrations/grok.js';
+import { geminiUsesExtension } from '../integrations/gemini.js';
 import { codexHome, codexTrust, removeCodexTrust, trustCodexHooks, type CodexTrust } from '../integrations/codex.js';
 import { printJson, table } from './print.js';
-
-const FILES: Record<string, FileIntegration> = { opencode: opencodeFiles, copilot: copilotFiles, gemini: geminiFiles, agy: agyFiles, grok: grokFiles };
-
-const LAUNCH_WIRING: Record<string, string> = {
-  claude: '--settings <state>/launch/claude/settings-*.json + --session-id',
-  codex: '--no-daemon + -c hooks.<Event>=… (only once codex trusts them; else -c notify=…)',
-  opencode: 'OPENCODE_CONFIG_CONTENT plugin file://<state>/launch/opencode/nerdr.js',
-  copilot: '--plugin-dir <state>/launch/copilot/plugin-* + --session-id',
-};
 
 function installCtx(cwd: string): InstallCtx {
   return { env: process.env, cwd, nerdrBin, packageRoot, stateDir: stateDir() };
@@ -86,7 +73,7 @@ export async function integrationsStatus(cwd: string, opts: { versions?: boolean
         const v = await version(found);
         if (v) st.version = v;
       }
-      const integ = FILES[spec.id];
+      const integ = spec.files;
       if (integ) for (const m of installableModes(spec.id)) {
         const fs = fileStatus(integ, m, c);
         if (fs.present || m === mode) st.files.push(fs);
@@ -98,7 +85,7 @@ export async function integrationsStatus(cwd: string, opts: { versions?: boolean
       if (spec.id === 'gemini' && geminiUsesExtension(mode, ac.hooks, c)) st.mode = 'home';
       if (w.modes.length === 1) st.wiring = 'no hooks: read from the screen';
       else if (st.mode === 'off') st.wiring = spec.id === 'gemini' && ac.hooks ? 'off: read from the screen (`nerdr integrations install gemini` adds hooks)' : 'off: read from the screen';
-      else if (mode === 'launch') st.wiring = LAUNCH_WIRING[spec.id] ?? 'launch';
+      else if (mode === 'launch') st.wiring = spec.launchWiring ?? 'launch';
       else if (spec.id === 'codex') st.wiring = `home: codex trusts nerdr's -c hooks (${path.join(codexHome(process.env), 'config.toml')} [hooks.state])`;
       else st.wiring = `${st.mode}: ${integ?.file(st.mode as 'home' | 'worktree', c) ?? ''}`;
       if (spec.id === 'codex' && st.codexTrust) st.wiring += st.codexTrust.trusted ? ' — trusted' : ' — not trusted yet (notify only)';
@@ -156,7 +143,7 @@ export function register(program: Command): void {
         process.stdout.write(`codex: trusts nerdr's hooks (${path.join(codexHome(process.env), 'config.toml')})\n`);
         return;
       }
-      const integ = FILES[agent];
+      const integ = integrationFor(agent)?.files;
       if (!integ) throw new NerdrError(`${agent} has nothing to install`, AGENTS[agent] ? `${agent} is wired at launch (or not at all); see nerdr integrations status` : `known agents: ${Object.keys(AGENTS).join(', ')}`);
       const mode = requireMode(agent, opts.mode, installableModes(agent));
       printResult(installFile(integ, mode, installCtx(cwd)), 'installed');
@@ -177,7 +164,7 @@ export function register(program: Command): void {
         process.stdout.write(removed.length > 0 ? `codex: removed nerdr's ${removed.length} trust entries\n` : 'codex: nothing to change\n');
         return;
       }
-      const integ = FILES[agent];
+      const integ = integrationFor(agent)?.files;
       if (!integ) throw new NerdrError(`${agent} has nothing to uninstall`);
       const modes = opts.mode ? [requireMode(agent, opts.mode, installableModes(agent))] : installableModes(agent);
       const c = installCtx(cwd);

@@ -17,6 +17,7 @@ import { argvSafe, escapeFormat } from '../tmux/quote.js';
 import { call, globalOpts } from './context.js';
 import { onPath, planLaunch } from './new.js';
 import { AGENTS } from '../integrations/agents.js';
+import { ANY_NOT_FOUND, integrationFor } from '../integrations/index.js';
 import { printJson, table } from './print.js';
 import type { AgentRow } from '../supervisor/api.js';
 
@@ -31,18 +32,9 @@ interface RestoreOpts {
 /** How long a resumed agent must live to count as resumed. */
 export const RESUME_GRACE_MS = 5000;
 
-/** Screen text that says the conversation to resume does not exist, per agent (and for any). */
-const NOT_FOUND: Record<string, RegExp> = {
-  claude: /No conversation found/i,
-  codex: /no (saved )?(session|conversation|thread|rollout)s? found|(session|thread|rollout) not found/i,
-  opencode: /session not found|no session (found|with)|NotFoundError/i,
-  copilot: /session[^\n]{0,60}not found|no session (found|with)/i,
-  gemini: /no (previous )?sessions? found|session[^\n]{0,60}not found|invalid session/i,
-  any: /no conversation found|conversation[^\n]{0,40}not found|session[^\n]{0,40}not found|no session found/i,
-};
-
+/** The line of the screen saying the conversation to resume does not exist (the agent's words, or any agent's), or null. */
 export function notFoundOnScreen(agent: string, text: string): string | null {
-  for (const re of [NOT_FOUND[agent], NOT_FOUND.any]) {
+  for (const re of [integrationFor(agent)?.resume?.notFound, ANY_NOT_FOUND]) {
     if (!re) continue;
     const m = re.exec(text);
     if (m) {

@@ -12,6 +12,8 @@ import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { homeOf, hookCommand, isObj, parseJson } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
+import { mapAgy } from './events/agy.js';
+import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
 
 export const AGY_KEY = 'nerdr';
 
@@ -78,3 +80,28 @@ export function planAgy(p: PlanInput): LaunchPlan {
   notes.push(...r.notes);
   return { argv, env: { NERDR_AGY_HOOK: '1' }, notes, wiring: p.mode, files: r.files };
 }
+
+/** Antigravity CLI, as nerdr starts, wires, reads and resumes it. */
+export const agy: AgentIntegration = {
+  id: 'agy',
+  description: 'Antigravity CLI',
+  command: ['agy'],
+  npm: null,
+  proven: [],
+  // no per-launch route: only files the agent reads itself, so nothing unless asked for
+  wiring: { modes: ['home', 'worktree', 'off'], default: 'off' },
+  plan: planAgy,
+  hooks: { map: mapAgy },
+  files: agyFiles,
+  launchWiring: null,
+  resume: {
+    args: flagThenId('--conversation'),
+    continue: ['--continue'],
+    guessNewest: false,
+    strip: { value: ['--conversation'], optional: [], bare: ['--continue'] },
+    idFlags: [['--conversation']],
+    idSubcommand: null,
+    notFound: null,
+  },
+  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
+};

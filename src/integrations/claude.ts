@@ -5,6 +5,8 @@
 import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, withoutFlag } from './common.js';
+import { mapClaude } from './events/claude.js';
+import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
 
 /** Events nerdr listens to, and the matcher group used for each. */
 export const CLAUDE_EVENTS: { event: string; matcher?: string }[] = [
@@ -131,3 +133,28 @@ export function planClaude(p: PlanInput): LaunchPlan {
   }
   return { argv: [...p.command, ...flags, ...args], env, ...(conversationId ? { conversationId } : {}), notes, wiring: mode, files };
 }
+
+/** Claude Code, as nerdr starts, wires, reads and resumes it. */
+export const claude: AgentIntegration = {
+  id: 'claude',
+  description: 'Claude Code',
+  command: ['claude'],
+  npm: '@anthropic-ai/claude-code',
+  proven: ['2.1.197'],
+  wiring: { modes: ['launch', 'off'], default: 'launch' },
+  plan: planClaude,
+  hooks: { map: mapClaude },
+  files: null,
+  launchWiring: '--settings <state>/launch/claude/settings-*.json + --session-id',
+  resume: {
+    args: flagThenId('--resume'),
+    continue: ['--continue'],
+    // Claude's newest conversation of a folder may be another window's: never guessed
+    guessNewest: false,
+    strip: { value: ['--session-id'], optional: ['-r', '--resume', '--from-pr'], bare: ['-c', '--continue', '--fork-session'] },
+    idFlags: [['--session-id'], ['-r', '--resume']],
+    idSubcommand: null,
+    notFound: /No conversation found/i,
+  },
+  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
+};

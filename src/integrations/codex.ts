@@ -16,6 +16,8 @@ import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { flagValue, hasFlag, homeOf, hookArgv, hookCommand, isObj, mentionsOurHook, readText, sha, writeIfChanged, parseJson } from './common.js';
+import { mapCodex } from './events/codex.js';
+import { type AgentIntegration } from './types.js';
 
 export const CODEX_EVENTS = [
   'SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'Stop',
@@ -329,3 +331,35 @@ export async function planCodex(p: PlanInput): Promise<LaunchPlan> {
   const argv = sub !== undefined ? [...p.command, sub, ...ours, ...args.slice(1)] : [...p.command, ...ours, ...args];
   return { argv, env: {}, notes, wiring: hooksPassed ? p.mode : 'off', files };
 }
+
+/** OpenAI Codex CLI, as nerdr starts, wires, reads and resumes it. */
+export const codex: AgentIntegration = {
+  id: 'codex',
+  description: 'OpenAI Codex CLI',
+  command: ['codex'],
+  npm: '@openai/codex',
+  proven: ['0.171.0'],
+  // "home" = nerdr records codex's trust for its -c hooks in ~/.codex/config.toml
+  wiring: { modes: ['launch', 'home', 'off'], default: 'launch' },
+  plan: planCodex,
+  hooks: { map: mapCodex },
+  files: null,
+  launchWiring: '--no-daemon + -c hooks.<Event>=… (only once codex trusts them; else -c notify=…)',
+  resume: {
+    args: (id) => ['resume', id],
+    continue: ['resume', '--last'],
+    guessNewest: true,
+    strip: {
+      value: [],
+      optional: [],
+      bare: [],
+      subcommands: ['resume', 'fork'],
+      otherValueFlags: ['-c', '--config', '-m', '--model', '-p', '--profile', '-s', '--sandbox', '-a', '--ask-for-approval', '-C', '--cd', '-i', '--image', '--add-dir', '--enable', '--disable', '--remote', '--local-provider'],
+    },
+    idFlags: [],
+    idSubcommand: 'resume',
+    notFound: /no (saved )?(session|conversation|thread|rollout)s? found|(session|thread|rollout) not found/i,
+  },
+  // codex's composer takes a paste in more than one frame
+  enterDelayMs: 200,
+};

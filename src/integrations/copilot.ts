@@ -15,6 +15,8 @@ import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, mentionsOurHook, newUuid, parseJson, readText, sha, UUID_RE, writeIfChanged } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
+import { mapCopilot } from './events/copilot.js';
+import { DEFAULT_ENTER_DELAY_MS, type AgentIntegration } from './types.js';
 
 export const COPILOT_EVENTS: { event: string; matcher?: string }[] = [
   { event: 'sessionStart' },
@@ -103,3 +105,27 @@ export function planCopilot(p: PlanInput): LaunchPlan {
   }
   return { argv: [...p.command, ...flags, ...args], env: {}, ...(conversationId ? { conversationId } : {}), notes, wiring: p.mode, files };
 }
+
+/** GitHub Copilot CLI, as nerdr starts, wires, reads and resumes it. */
+export const copilot: AgentIntegration = {
+  id: 'copilot',
+  description: 'GitHub Copilot CLI',
+  command: ['copilot'],
+  npm: '@github/copilot',
+  proven: ['1.0.102'],
+  wiring: { modes: ['launch', 'home', 'worktree', 'off'], default: 'launch' },
+  plan: planCopilot,
+  hooks: { map: mapCopilot },
+  files: copilotFiles,
+  launchWiring: '--plugin-dir <state>/launch/copilot/plugin-* + --session-id',
+  resume: {
+    args: (id) => [`--resume=${id}`],
+    continue: ['--continue'],
+    guessNewest: true,
+    strip: { value: ['--session-id'], optional: ['-r', '--resume'], bare: ['--continue'] },
+    idFlags: [['--session-id'], ['-r', '--resume']],
+    idSubcommand: null,
+    notFound: /session[^\n]{0,60}not found|no session (found|with)/i,
+  },
+  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
+};

@@ -17,6 +17,8 @@ import { agentConfig } from '../config.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, mentionsOurHook, newUuid, parseJson, readText, UUID_RE } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import type { InstallMode } from './modes.js';
+import { mapGemini } from './events/gemini.js';
+import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
 
 export const GEMINI_EVENTS: { event: string; matcher?: string }[] = [
   { event: 'SessionStart' },
@@ -127,3 +129,29 @@ export function planGemini(p: PlanInput): LaunchPlan {
   }
   return { argv: [...p.command, ...flags, ...args], env, ...(conversationId ? { conversationId } : {}), notes, wiring, files };
 }
+
+/** Gemini CLI, as nerdr starts, wires, reads and resumes it. */
+export const gemini: AgentIntegration = {
+  id: 'gemini',
+  description: 'Gemini CLI',
+  command: ['gemini'],
+  npm: '@google/gemini-cli',
+  proven: ['0.61.0'],
+  // no per-launch route for a non-root user (its system settings files must be root-owned);
+  // "home" = nerdr's extension in ~/.gemini/extensions/nerdr, also used whenever it is installed
+  wiring: { modes: ['home', 'off'], default: 'off' },
+  plan: planGemini,
+  hooks: { map: mapGemini },
+  files: geminiFiles,
+  launchWiring: null,
+  resume: {
+    args: flagThenId('--resume'),
+    continue: ['--resume', 'latest'],
+    guessNewest: false,
+    strip: { value: ['--session-id', '-r', '--resume'], optional: [], bare: [] },
+    idFlags: [['--session-id'], ['-r', '--resume']],
+    idSubcommand: null,
+    notFound: /no (previous )?sessions? found|session[^\n]{0,60}not found|invalid session/i,
+  },
+  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
+};

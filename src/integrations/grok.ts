@@ -11,6 +11,8 @@ import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { homeOf, hookCommand, isOurCommand, parseJson, isObj } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
+import { mapGrok } from './events/grok.js';
+import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
 
 export const GROK_EVENTS: { event: string; matcher?: string }[] = [
   { event: 'SessionStart' },
@@ -75,3 +77,28 @@ export function planGrok(p: PlanInput): LaunchPlan {
   notes.push(...r.notes);
   return { argv, env: { NERDR_GROK_HOOK: '1' }, notes, wiring: p.mode, files: r.files };
 }
+
+/** Grok CLI, as nerdr starts, wires, reads and resumes it. */
+export const grok: AgentIntegration = {
+  id: 'grok',
+  description: 'Grok CLI',
+  command: ['grok'],
+  npm: null,
+  proven: [],
+  // no per-launch route: only files the agent reads itself, so nothing unless asked for
+  wiring: { modes: ['home', 'worktree', 'off'], default: 'off' },
+  plan: planGrok,
+  hooks: { map: mapGrok },
+  files: grokFiles,
+  launchWiring: null,
+  resume: {
+    args: flagThenId('--resume'),
+    continue: null,
+    guessNewest: false,
+    strip: { value: ['--session-id'], optional: ['-r', '--resume'], bare: ['-c', '--continue'] },
+    idFlags: [['--session-id'], ['-r', '--resume']],
+    idSubcommand: null,
+    notFound: null,
+  },
+  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
+};

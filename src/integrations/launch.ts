@@ -1,18 +1,13 @@
 // How nerdr starts an agent: the argv, extra environment and files that hand the agent nerdr's hooks
-// for this launch only (agent-hooks.md), or the home/worktree files the user opted into.
-// One file per agent (claude.ts, codex.ts, …); this one resolves config and dispatches.
+// for this launch only, or the home/worktree files the user opted into (docs/agents.md). Each
+// agent's planner is its integration's `plan` (claude.ts, codex.ts, …); this one resolves config
+// and dispatches.
 
 import { NerdrError } from '../errors.js';
-import { AGENTS } from './agents.js';
 import { agentConfig, type NerdrConfig } from '../config.js';
-import { wiringFor, type InstallMode } from './modes.js';
-import { planClaude } from './claude.js';
-import { planCodex, type CodexAppServer } from './codex.js';
-import { planOpencode } from './opencode.js';
-import { planCopilot } from './copilot.js';
-import { planGemini } from './gemini.js';
-import { planAgy } from './agy.js';
-import { planGrok } from './grok.js';
+import type { InstallMode } from './modes.js';
+import type { CodexAppServer } from './codex.js';
+import { INTEGRATIONS, isAgentId } from './index.js';
 
 export interface LaunchContext {
   stateDir: string;
@@ -50,7 +45,7 @@ export interface LaunchPlan {
 /** What the per-agent planners get. */
 export interface PlanInput {
   agent: string;
-  /** Program (+ fixed args) from config `command` or the AGENTS table. */
+  /** Program (+ fixed args) from config `command` or the integration's. */
   command: string[];
   /** Config `args` then the user's arguments. */
   args: string[];
@@ -61,27 +56,15 @@ export interface PlanInput {
   notes: string[];
 }
 
-type Planner = (p: PlanInput) => Promise<LaunchPlan> | LaunchPlan;
-
-const PLANNERS: Record<string, Planner> = {
-  claude: planClaude,
-  codex: planCodex,
-  opencode: planOpencode,
-  copilot: planCopilot,
-  gemini: planGemini,
-  agy: planAgy,
-  grok: planGrok,
-};
-
 export async function launchPlan(agent: string, userArgs: string[], ctx: LaunchContext): Promise<LaunchPlan> {
-  const spec = AGENTS[agent];
-  if (!spec) throw new NerdrError(`unknown agent "${agent}"`, `known agents: ${Object.keys(AGENTS).join(', ')}`);
+  if (!isAgentId(agent)) throw new NerdrError(`unknown agent "${agent}"`, `known agents: ${Object.keys(INTEGRATIONS).join(', ')}`);
+  const spec = INTEGRATIONS[agent];
   const ac = agentConfig(ctx.config, agent);
   const command = ac.command ?? spec.command;
   const args = [...ac.args, ...userArgs];
   const notes: string[] = [];
   let mode: InstallMode = ac.install;
-  if (!wiringFor(agent).modes.includes(mode)) mode = wiringFor(agent).default;
+  if (!spec.wiring.modes.includes(mode)) mode = spec.wiring.default;
   if (!ctx.hooks) {
     if (mode !== 'off') notes.push('hooks not wired (--no-hooks): read from the screen only');
     mode = 'off';
@@ -89,40 +72,6 @@ export async function launchPlan(agent: string, userArgs: string[], ctx: LaunchC
     if (mode !== 'off') notes.push(`hooks not wired (agents.${agent}.hooks = false): read from the screen only`);
     mode = 'off';
   }
-  const planner = PLANNERS[agent];
-  if (!planner) return { argv: [...command, ...args], env: {}, notes, wiring: 'off', files: [] };
-  return planner({ agent, command, args, mode, ctx, env: ctx.env ?? process.env, notes });
-}
-
-/** User arguments that resume a conversation, per agent (integration-protocol.md §4). */
-export function resumeArgs(agent: string, conversationId: string): string[] | undefined {
-  if (conversationId.startsWith('-') || /[\u0000-\u001f]/.test(conversationId)) return undefined;
-  switch (agent) {
-    case 'claude': return ['--resume', conversationId];
-    case 'codex': return ['resume', conversationId];
-    case 'copilot': return [`--resume=${conversationId}`];
-    case 'gemini': return ['--resume', conversationId];
-    case 'opencode': return ['--session', conversationId];
-    case 'agy': return ['--conversation', conversationId];
-    case 'grok': return ['--resume', conversationId];
-    case 'cursor': return ['--resume', conversationId];
-    case 'droid': return ['--resume', conversationId];
-    // herdr's resume table: pi takes a session file or an id; omp has no --session
-    case 'pi': return ['--session', conversationId];
-    case 'omp': return [`--resume=${conversationId}`];
-    default: return undefined;
-  }
-}
-
-/** "Newest conversation in this folder" arguments, where the agent has them. */
-export function continueArgs(agent: string): string[] | undefined {
-  switch (agent) {
-    case 'claude': return ['--continue'];
-    case 'codex': return ['resume', '--last'];
-    case 'copilot': return ['--continue'];
-    case 'opencode': return ['--continue'];
-    case 'agy': return ['--continue'];
-    case 'gemini': return ['--resume', 'latest'];
-    default: return undefined;
-  }
+  if (!spec.plan) return { argv: [...command, ...args], env: {}, notes, wiring: 'off', files: [] };
+  return spec.plan({ agent, command, args, mode, ctx, env: ctx.env ?? process.env, notes });
 }

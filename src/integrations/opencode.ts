@@ -11,6 +11,8 @@ import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { hasFlag, isObj, parseJson, readText, writeIfChanged, xdgConfigHome } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
+import { mapOpencode } from './events/opencode.js';
+import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
 
 const MARK = 'NERDR_INTEGRATION=opencode';
 
@@ -72,3 +74,27 @@ export function planOpencode(p: PlanInput): LaunchPlan {
   env.NERDR_OPENCODE_PLUGIN = '1';
   return { argv, env, notes, wiring: p.mode, files };
 }
+
+/** opencode, as nerdr starts, wires, reads and resumes it. */
+export const opencode: AgentIntegration = {
+  id: 'opencode',
+  description: 'opencode',
+  command: ['opencode'],
+  npm: 'opencode-ai',
+  proven: ['1.18.33'],
+  wiring: { modes: ['launch', 'home', 'worktree', 'off'], default: 'launch' },
+  plan: planOpencode,
+  hooks: { map: mapOpencode },
+  files: opencodeFiles,
+  launchWiring: 'OPENCODE_CONFIG_CONTENT plugin file://<state>/launch/opencode/nerdr.js',
+  resume: {
+    args: flagThenId('--session'),
+    continue: ['--continue'],
+    guessNewest: true,
+    strip: { value: ['-s', '--session'], optional: [], bare: ['-c', '--continue', '--fork'] },
+    idFlags: [['-s', '--session']],
+    idSubcommand: null,
+    notFound: /session not found|no session (found|with)|NotFoundError/i,
+  },
+  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
+};

@@ -1,23 +1,22 @@
 // What `nerdr restore` does with each saved window, decided without tmux, files or clocks
-// (product.md "Persistence and resuming", integration-protocol.md §4, peers.md §3 E).
+// (docs/persistence.md). What it knows of each agent is its integration's `resume` data
+// (src/integrations/<agent>.ts): the resume and continue arguments, the flags to strip, where an
+// id stands in the arguments, and whether the newest conversation of a folder may be guessed.
 //
 // Per window: which conversation to resume and with which arguments.
 //   1. An id: reported (report/hook) beats one nerdr launched with (launch, or found in the
 //      saved arguments: --session-id / --resume ID) beats a guess. Resumed with resumeArgs().
 //      An id already taken by an earlier window (same agent) is not resumed twice.
-//   2. No id: opencode, Copilot and Codex take the newest conversation of the folder
-//      (continueArgs: --continue / resume --last) — but never when another window of the same
+//   2. No id: agents whose resume data says `guessNewest` (opencode, Copilot, Codex) take the
+//      newest conversation of the folder (`continue`: --continue / resume --last) — but never when another window of the same
 //      agent (saved, or running now) works in that folder: it could pick the other's
 //      conversation. Then, and for every other agent, a new conversation, and the note says why.
 // The user's own flags (model, permission mode, …) stay; any earlier resume/continue/session-id
 // flag is stripped first so it is not doubled or contradicted.
 
 import path from 'node:path';
-import { continueArgs, resumeArgs } from '../integrations/launch.js';
+import { continueArgs, integrationFor, resumeArgs, type FlagSpec } from '../integrations/index.js';
 import type { SavedSession, SavedWindow } from './sessions.js';
-
-/** Agents for which "the newest conversation of this folder" is a sound guess (product.md). */
-export const GUESS_AGENTS = new Set(['opencode', 'copilot', 'codex']);
 
 export type IdSource = 'report' | 'hook' | 'launch' | 'guess';
 
@@ -76,42 +75,9 @@ export interface SessionPlan {
 
 // ---- stripping earlier resume flags ----
 
-interface FlagSpec {
-  /** Flags that take a value (`--x V` or `--x=V`). */
-  value: string[];
-  /** Flags whose value is optional (taken when the next word is not a flag). */
-  optional: string[];
-  /** Flags without a value. */
-  bare: string[];
-  /** Leading subcommands that resume (codex resume/fork), removed with their positional id. */
-  subcommands?: string[];
-  /** Flags of the agent that take a value, so a subcommand's positional id is found correctly. */
-  otherValueFlags?: string[];
-}
-
-const STRIP: Record<string, FlagSpec> = {
-  claude: { value: ['--session-id'], optional: ['-r', '--resume', '--from-pr'], bare: ['-c', '--continue', '--fork-session'] },
-  codex: {
-    value: [],
-    optional: [],
-    bare: [],
-    subcommands: ['resume', 'fork'],
-    otherValueFlags: ['-c', '--config', '-m', '--model', '-p', '--profile', '-s', '--sandbox', '-a', '--ask-for-approval', '-C', '--cd', '-i', '--image', '--add-dir', '--enable', '--disable', '--remote', '--local-provider'],
-  },
-  copilot: { value: ['--session-id'], optional: ['-r', '--resume'], bare: ['--continue'] },
-  opencode: { value: ['-s', '--session'], optional: [], bare: ['-c', '--continue', '--fork'] },
-  gemini: { value: ['--session-id', '-r', '--resume'], optional: [], bare: [] },
-  agy: { value: ['--conversation'], optional: [], bare: ['--continue'] },
-  grok: { value: ['--session-id'], optional: ['-r', '--resume'], bare: ['-c', '--continue'] },
-  cursor: { value: [], optional: ['--resume'], bare: ['--continue'] },
-  droid: { value: [], optional: ['-r', '--resume'], bare: [] },
-  pi: { value: ['--session'], optional: [], bare: [] },
-  omp: { value: [], optional: ['--resume'], bare: [] },
-};
-
 /** The user's arguments without any flag that resumes, continues or names a conversation. */
 export function stripResumeArgs(agent: string, args: string[]): string[] {
-  const spec = STRIP[agent];
+  const spec = integrationFor(agent)?.resume?.strip;
   if (!spec) return [...args];
   let rest = [...args];
   if (spec.subcommands && rest[0] !== undefined && spec.subcommands.includes(rest[0])) rest = splitSubcommand(rest.slice(1), spec).rest;
@@ -191,27 +157,14 @@ export function idFromArgs(agent: string, args: string[]): string | null {
     }
     return null;
   };
-  switch (agent) {
-    case 'claude':
-    case 'copilot':
-    case 'gemini':
-    case 'grok':
-      return get(['--session-id']) ?? get(['-r', '--resume']);
-    case 'opencode':
-      return get(['-s', '--session']);
-    case 'agy':
-      return get(['--conversation']);
-    case 'cursor':
-    case 'droid':
-    case 'omp':
-      return get(['--resume']);
-    case 'pi':
-      return get(['--session']);
-    case 'codex':
-      return args[0] === 'resume' ? splitSubcommand(args.slice(1), STRIP.codex!).id : null;
-    default:
-      return null;
+  const resume = integrationFor(agent)?.resume;
+  if (!resume) return null;
+  if (resume.idSubcommand !== null) return args[0] === resume.idSubcommand ? splitSubcommand(args.slice(1), resume.strip).id : null;
+  for (const names of resume.idFlags) {
+    const id = get(names);
+    if (id !== null) return id;
   }
+  return null;
 }
 
 /** The best id for a window: reported/hook > launch > guess; ids that cannot be resumed are left out. */
@@ -276,7 +229,7 @@ export function planRestore(saved: SavedSession[], ctx: PlanContext): SessionPla
       let reason: string;
       if (best) reason = `conversation ${best.id} is resumed by another window`;
       else {
-        const cont = GUESS_AGENTS.has(w.agent) ? continueArgs(w.agent) : undefined;
+        const cont = integrationFor(w.agent)?.resume?.guessNewest ? continueArgs(w.agent) : undefined;
         const sharing = all.filter((o) => o.w !== w && o.w.agent === w.agent && sameDir(o.w.cwd, w.cwd)).length
           + ctx.live.filter((l) => !l.exited && l.agent === w.agent && sameDir(l.cwd, w.cwd)).length;
         if (cont && sharing === 0) {

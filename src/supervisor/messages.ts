@@ -12,10 +12,9 @@ import { QueueWriteError, type QueueStore, type QueuedMessage, type AgentQueue }
 import { RpcError } from './socket/errors.js';
 import type { WatchedAgent } from './agent.js';
 import type { Logger } from './log.js';
+import { DEFAULT_ENTER_DELAY_MS, integrationFor } from '../integrations/index.js';
 
 export const CONFIRM_MS = 5000;
-const ENTER_DELAY_MS: Record<string, number> = { codex: 200, claude: 150, opencode: 150, gemini: 150, copilot: 150 };
-const DEFAULT_ENTER_DELAY_MS = 150;
 /** Largest message accepted (the issue's 100 KB case fits). */
 export const MAX_MESSAGE_BYTES = 256 * 1024;
 
@@ -149,7 +148,7 @@ export class Messenger {
             this.deps.log('warn', `${a.name}: paste failed: ${replies.map((x) => x.lines.join(' ')).join(' ')}`);
             return;
           }
-          setTimeout(() => this.pressEnter(a, f), ENTER_DELAY_MS[a.agent] ?? DEFAULT_ENTER_DELAY_MS);
+          setTimeout(() => this.pressEnter(a, f), integrationFor(a.agent)?.enterDelayMs ?? DEFAULT_ENTER_DELAY_MS);
         },
       );
     });

@@ -8,29 +8,16 @@ import { mapGemini } from './gemini.js';
 import { mapGrok } from './grok.js';
 import { mapOpencode } from './opencode.js';
 import type { HookFact, HookMapper } from './types.js';
+import { integrationFor } from '../index.js';
 
 export { mapAgy, mapClaude, mapCodex, mapCodexNotify, mapCopilot, mapGemini, mapGrok, mapOpencode };
 
-const MAPPERS: Record<string, HookMapper> = {
-  claude: mapClaude,
-  'claude-code': mapClaude,
-  codex: mapCodex,
-  opencode: mapOpencode,
-  'open-code': mapOpencode,
-  copilot: mapCopilot,
-  'github-copilot': mapCopilot,
-  ghcs: mapCopilot,
-  gemini: mapGemini,
-  agy: mapAgy,
-  antigravity: mapAgy,
-  'antigravity-cli': mapAgy,
-  grok: mapGrok,
-  'grok-build': mapGrok,
-};
-
-/** The mapper for an agent label, or undefined when the agent has no hook mapping. */
+/**
+ * The mapper of an agent (its integration's `hooks.map`), by id or by any name herdr knows it by
+ * (labels.ts); undefined when the agent has no hook mapping.
+ */
 export function hookMapperFor(agent: string): HookMapper | undefined {
-  return MAPPERS[agent.trim().toLowerCase()];
+  return integrationFor(agent.trim().toLowerCase())?.hooks?.map;
 }
 
 /**
