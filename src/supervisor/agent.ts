@@ -6,6 +6,7 @@ import type { FoundPane } from './discover.js';
 import { Arbiter } from '../state/index.js';
 import type { Detection } from '../detect/index.js';
 import { PaneProber } from '../detect/prober.js';
+import type { Timer } from './clock.js';
 
 export interface WatchedAgent {
   paneId: string;
@@ -29,10 +30,10 @@ export interface WatchedAgent {
   stateSince: number;
   lastOutputAt: number;
   /** Evaluation scheduled (output is coalesced). */
-  evalTimer: NodeJS.Timeout | null;
+  evalTimer: Timer | null;
   lastEvalAt: number;
   /** The arbiter's one pending deadline. */
-  stateTimer: NodeJS.Timeout | null;
+  stateTimer: Timer | null;
   arbiter: Arbiter;
   /** Last screen evaluation, for `nerdr explain`. */
   lastDetection: { at: number; result: Detection; manifest: { source: string; path: string; version: string | null } } | null;
@@ -46,7 +47,7 @@ export interface WatchedAgent {
   /** Whether the prober runs: only for windows not launched as a known agent (`--cmd`). */
   probed: boolean;
   panePid: number;
-  probeTimer: NodeJS.Timeout | null;
+  probeTimer: Timer | null;
   probeAt: number | null;
   lastCommand: string;
   /** Something the user should know about this window (e.g. a resume that failed). */

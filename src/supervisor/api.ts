@@ -174,7 +174,7 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
         disabledRules: d.result.disabledRules,
         manifest: d.manifest,
       },
-      now: Date.now(),
+      now: sup.clock.now(),
     };
   });
 

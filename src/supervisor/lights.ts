@@ -3,6 +3,7 @@
 // debounced, and batched into one command line.
 
 import type { AgentState } from '../types.js';
+import { systemClock, type Clock, type Timer } from './clock.js';
 import { command } from '../tmux/quote.js';
 
 import { LIGHT_KINDS, DEFAULT_LIGHT_BG, DEFAULT_LOOKS, baseStyle, tmuxLight, type Kind, type Look } from '../looks.js';
@@ -61,7 +62,7 @@ export class LightsWriter {
   private readonly wanted = new Map<string, Map<string, string>>();
   private readonly applied = new Map<string, Map<string, string>>();
   private appliedSummary: string | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   private inFlight = false;
   private lastFlush = 0;
   /** Number of command lines sent, for the benchmark and tests. */
@@ -72,6 +73,7 @@ export class LightsWriter {
     private readonly debounceMs = 100,
     private readonly minIntervalMs = 250,
     private glyphs: Record<LightKind, string> = DEFAULT_GLYPHS,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   private summaryLooks: Record<Kind, Look> = DEFAULT_LOOKS;
@@ -120,18 +122,17 @@ export class LightsWriter {
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = null;
   }
 
   private schedule(): void {
     if (this.timer || this.inFlight) return;
-    const wait = Math.max(this.debounceMs, this.lastFlush + this.minIntervalMs - Date.now());
-    this.timer = setTimeout(() => {
+    const wait = Math.max(this.debounceMs, this.lastFlush + this.minIntervalMs - this.clock.now());
+    this.timer = this.clock.after(wait, () => {
       this.timer = null;
       this.flush();
-    }, wait);
-    this.timer.unref?.();
+    });
   }
 
   private diff(): [string, string, string][] {
@@ -151,7 +152,7 @@ export class LightsWriter {
     if (sendSummary) cmds.push(command('set-option', '-g', '@nerdr_summary', summary));
     if (cmds.length === 0) return;
     this.inFlight = true;
-    this.lastFlush = Date.now();
+    this.lastFlush = this.clock.now();
     this.lines++;
     this.send(cmds, (ok) => {
       this.inFlight = false;
@@ -166,7 +167,7 @@ export class LightsWriter {
       if (sendSummary && ok[ok.length - 1]) this.appliedSummary = summary;
       if (this.diff().length > 0 || this.summary() !== this.appliedSummary) {
         if (ok.every(Boolean)) this.schedule();
-        else setTimeout(() => this.schedule(), 500).unref?.();
+        else this.clock.after(500, () => this.schedule());
       }
     });
   }

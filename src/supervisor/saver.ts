@@ -7,6 +7,7 @@ import { SessionStore, type SavedWindow } from '../store/sessions.js';
 import type { WatchedAgent } from './agent.js';
 import type { Messenger } from './messages.js';
 import type { Logger } from './log.js';
+import type { Clock, Timer } from './clock.js';
 
 export interface SaverDeps {
   agents(): Iterable<WatchedAgent>;
@@ -16,14 +17,14 @@ export interface SaverDeps {
   active(): boolean;
   stopping(): boolean;
   tmuxSocket: string;
-  now(): number;
+  clock: Clock;
   log: Logger;
 }
 
 const SAVE_DELAY_MS = 1000;
 
 export class SessionSaver {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   /** Sessions saved by this supervisor: one that loses its last agent is saved empty. */
   private readonly saved = new Set<string>();
 
@@ -34,14 +35,14 @@ export class SessionSaver {
 
   schedule(): void {
     if (this.timer || this.deps.stopping()) return;
-    this.timer = setTimeout(() => {
+    this.timer = this.deps.clock.after(SAVE_DELAY_MS, () => {
       this.timer = null;
       if (this.deps.active()) void this.save();
-    }, SAVE_DELAY_MS);
+    });
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = null;
   }
 
@@ -80,7 +81,7 @@ export class SessionSaver {
       );
       if (still && !this.deps.stopping()) bySession.set(s, []);
     }
-    const savedAt = new Date(this.deps.now()).toISOString();
+    const savedAt = new Date(this.deps.clock.now()).toISOString();
     for (const [session, windows] of bySession) {
       try {
         windows.sort((x, y) => x.index - y.index);

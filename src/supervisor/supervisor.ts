@@ -2,16 +2,16 @@
 // %output → mirror → (detect → arbiter) → lights. One per tmux server.
 
 import { EventEmitter } from 'node:events';
-import { ControlClient, replyText, type Reply } from '../tmux/client.js';
+import { replyText, type Reply } from '../tmux/client.js';
 import { command, escapeFormat } from '../tmux/quote.js';
 import { tmuxFeatures, type TmuxFeatures } from '../tmux/features.js';
-import { serverRunning, tmux } from '../tmux/server.js';
 import { installLights } from '../tmux/status.js';
 import { Mirror } from '../mirror/mirror.js';
 import { buildSeed, resumeAndSnapshotCommands } from '../mirror/seed.js';
 import { detectSnapshot, type ManifestRegistry } from '../detect/index.js';
 import { Arbiter, type ArbiterUpdate, type PersistedFacts } from '../state/index.js';
 import { probePane } from '../detect/procfs.js';
+import type { Identification } from '../detect/identify.js';
 import type { ProberEvent, ProberStep } from '../detect/prober.js';
 import type { Report } from './socket/index.js';
 import { applyHerdrReport, reportError } from './reports.js';
@@ -31,6 +31,8 @@ import { Notifier, type ClientView, type NotifyChannels } from './notify.js';
 import path from 'node:path';
 import type { Logger } from './log.js';
 import { TmuxCommandError } from '../errors.js';
+import { sleep, systemClock, type Clock, type Timer } from './clock.js';
+import { tmuxControlServer, type ControlChannel, type ControlServer } from './channel.js';
 
 export interface SupervisorOptions {
   tmuxSocket: string;
@@ -42,7 +44,13 @@ export interface SupervisorOptions {
   stateDir: string;
   /** Which notification channels are on (config.toml [notify]). */
   notify?: NotifyChannels;
+  /** Time and timers (the unit tests pass a fake); `now` alone replaces only the time. */
+  clock?: Clock;
   now?: () => number;
+  /** Where the control channel comes from; by default a control-mode client on tmuxSocket. */
+  control?: ControlServer;
+  /** Which agent a pane's processes are (by default from /proc). */
+  probe?: (panePid: number) => Promise<Identification>;
 }
 
 /** Output is coalesced: a screen is evaluated at most this often per pane. */
@@ -58,9 +66,10 @@ export interface SupervisorEvents {
 
 export class Supervisor extends EventEmitter<SupervisorEvents> {
   readonly agents = new Map<string, WatchedAgent>();
-  private client: ControlClient | null = null;
+  private channel: ControlChannel | null = null;
+  private readonly control: ControlServer;
   private lights: LightsWriter;
-  private scanTimer: NodeJS.Timeout | null = null;
+  private scanTimer: Timer | null = null;
   /** Panes created by `nerdr new` in this process: their agent starts now (startup grace). */
   private readonly fresh = new Set<string>();
   private readonly views: ViewWatcher;
@@ -70,6 +79,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   readonly notifier: Notifier;
   private readonly saver: SessionSaver;
   private stopping = false;
+  readonly clock: Clock;
   private readonly now: () => number;
   ready = false;
   clientName = '';
@@ -82,9 +92,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   constructor(private readonly opts: SupervisorOptions) {
     super();
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock ?? (opts.now ? { ...systemClock, now: opts.now } : systemClock);
+    this.now = () => this.clock.now();
+    this.control = opts.control ?? tmuxControlServer(opts.tmuxSocket);
     // A light goes out a few ms after the change; redraws stay at most 4 a second.
-    this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))), 5, 250);
+    this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))), 5, 250, undefined, this.clock);
     const agents = (): Iterable<WatchedAgent> => this.agents.values();
     this.notifier = new Notifier(opts.notify ?? { bell: true, osc: true, desktop: true }, (m) => opts.log('info', m));
     this.messages = new Messenger({
@@ -105,7 +117,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       run: (cmd) => this.run(cmd),
       seen: (a) => this.apply(a, a.arbiter.seen()),
       stopping: () => this.stopping,
-      now: this.now,
+      clock: this.clock,
       log: opts.log,
     });
     this.active = new ActiveWindows({
@@ -120,7 +132,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       active: () => this.ready && !this.stopping,
       stopping: () => this.stopping,
       tmuxSocket: opts.tmuxSocket,
-      now: this.now,
+      clock: this.clock,
       log: opts.log,
     });
     this.on('change', () => this.saver.schedule());
@@ -131,16 +143,15 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   async start(): Promise<void> {
-    await ensureHiddenSession(this.opts.tmuxSocket);
     await this.connect();
   }
 
   private async connect(): Promise<void> {
-    const client = new ControlClient(this.opts.tmuxSocket, HIDDEN_SESSION);
-    this.client = client;
-    client.on('output', (pane, data) => this.onOutput(pane, data));
-    client.on('notification', (name, args) => this.onNotification(name, args));
-    client.on('exit', (reason) => void this.onClientExit(client, reason));
+    const channel = await this.control.open();
+    this.channel = channel;
+    channel.on('output', (pane, data) => this.onOutput(pane, data));
+    channel.on('notification', (name, args) => this.onNotification(name, args));
+    channel.on('exit', (reason) => void this.onClientExit(channel, reason));
 
     await this.run('refresh-client -f pause-after=5');
     const me = (await this.run(command('display', '-p', '#{client_name}\t#{client_pid}\t#{version}\t#{pid}'))).split('\t');
@@ -193,7 +204,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         continue;
       }
       const deadline = this.now() + 1000;
-      while (this.now() < deadline && pidAlive(p)) await new Promise((r) => setTimeout(r, 20));
+      while (this.now() < deadline && pidAlive(p)) await sleep(this.clock, 20);
       if (pidAlive(p)) {
         try {
           process.kill(p, 'SIGKILL');
@@ -213,10 +224,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   scheduleScan(): void {
     if (this.scanTimer || this.stopping) return;
-    this.scanTimer = setTimeout(() => {
+    this.scanTimer = this.clock.after(30, () => {
       this.scanTimer = null;
       void this.scan().catch((err: Error) => this.log('warn', `scan failed: ${err.message}`));
-    }, 30);
+    });
   }
 
   async scan(): Promise<void> {
@@ -275,9 +286,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private forget(a: WatchedAgent): void {
-    if (a.probeTimer) clearTimeout(a.probeTimer);
-    if (a.evalTimer) clearTimeout(a.evalTimer);
-    if (a.stateTimer) clearTimeout(a.stateTimer);
+    a.probeTimer?.cancel();
+    a.evalTimer?.cancel();
+    a.stateTimer?.cancel();
     a.mirror?.dispose();
     this.messages.forget(a);
     this.notifier.forget(a.windowId);
@@ -404,7 +415,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       this.snapshot(a);
       this.scheduleProbe(a, a.prober.start());
     } else if (a.probeTimer) {
-      clearTimeout(a.probeTimer);
+      a.probeTimer.cancel();
       a.probeTimer = null;
       a.probeAt = null;
     }
@@ -418,20 +429,20 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (!a.probed) return;
     for (const e of step.events) this.onProberEvent(a, e);
     if (step.probeAt === a.probeAt && a.probeTimer) return; // the per-output call stays cheap
-    if (a.probeTimer) clearTimeout(a.probeTimer);
+    a.probeTimer?.cancel();
     a.probeTimer = null;
     a.probeAt = step.probeAt;
     if (step.probeAt === null || a.dead || this.stopping) return;
-    a.probeTimer = setTimeout(() => {
+    a.probeTimer = this.clock.after(Math.max(0, step.probeAt - this.now()), () => {
       a.probeTimer = null;
       a.probeAt = null;
       if (this.agents.get(a.paneId) !== a) return;
       if (!a.prober.beginProbe()) return this.scheduleProbe(a, a.prober.step());
-      probePane(a.panePid).then(
+      (this.opts.probe ?? probePane)(a.panePid).then(
         (id) => this.agents.get(a.paneId) === a && this.scheduleProbe(a, a.prober.probeResult(id)),
         () => this.agents.get(a.paneId) === a && this.scheduleProbe(a, a.prober.probeFailed()),
       );
-    }, Math.max(0, step.probeAt - this.now()));
+    });
   }
 
   private onProberEvent(a: WatchedAgent, e: ProberEvent): void {
@@ -465,11 +476,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private scheduleEval(a: WatchedAgent): void {
     if (a.evalTimer) return;
     const wait = Math.max(2, a.lastEvalAt + EVAL_COALESCE_MS - this.now());
-    a.evalTimer = setTimeout(() => {
+    a.evalTimer = this.clock.after(wait, () => {
       a.evalTimer = null;
       a.lastEvalAt = this.now();
       this.evaluate(a);
-    }, wait);
+    });
   }
 
   private evaluate(a: WatchedAgent): void {
@@ -506,15 +517,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /** Takes the arbiter's answer: the light, and the one timer for its next deadline. */
   apply(a: WatchedAgent, update: ArbiterUpdate): void {
-    if (a.stateTimer) {
-      clearTimeout(a.stateTimer);
-      a.stateTimer = null;
-    }
+    a.stateTimer?.cancel();
+    a.stateTimer = null;
     if (update.deadline !== null && !this.stopping) {
-      a.stateTimer = setTimeout(() => {
+      a.stateTimer = this.clock.after(Math.max(0, update.deadline - this.now()) + 1, () => {
         a.stateTimer = null;
         if (this.agents.get(a.paneId) === a) this.apply(a, a.arbiter.tick());
-      }, Math.max(0, update.deadline - this.now()) + 1);
+      });
     }
     const v = update.view;
     a.background = v.background;
@@ -619,12 +628,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   // ---- the control channel -------------------------------------------------------------
 
   sendLine(commands: string[], done: (replies: Reply[]) => void): void {
-    if (!this.client || this.client.isClosed) {
+    if (!this.channel || this.channel.closed) {
       done(commands.map(() => ({ ok: false, skipped: true, lines: [] })));
       return;
     }
     this.linesSent++;
-    this.client.sendWith(commands, done);
+    this.channel.send(commands, done);
   }
 
   async run(cmd: string): Promise<string> {
@@ -640,19 +649,18 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     return replies;
   }
 
-  private async onClientExit(client: ControlClient, reason: string): Promise<void> {
-    if (client !== this.client || this.stopping) return;
-    this.client = null;
-    if (!(await serverRunning(this.opts.tmuxSocket))) {
+  private async onClientExit(channel: ControlChannel, reason: string): Promise<void> {
+    if (channel !== this.channel || this.stopping) return;
+    this.channel = null;
+    if (!(await this.control.running())) {
       this.log('info', 'the tmux server ended; the supervisor stops');
       await this.stop();
       return;
     }
     this.log('warn', `control client ended (${reason || 'no reason'}); reconnecting`);
     for (const a of this.agents.values()) a.seeding = false;
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(this.clock, 200);
     try {
-      await ensureHiddenSession(this.opts.tmuxSocket);
       await this.connect();
       for (const a of this.agents.values()) this.snapshot(a);
     } catch (err) {
@@ -664,25 +672,25 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    if (this.scanTimer) clearTimeout(this.scanTimer);
+    this.scanTimer?.cancel();
     this.views.dispose();
     this.saver.dispose();
     for (const a of this.agents.values()) {
-      if (a.probeTimer) clearTimeout(a.probeTimer);
-      if (a.evalTimer) clearTimeout(a.evalTimer);
-      if (a.stateTimer) clearTimeout(a.stateTimer);
+      a.probeTimer?.cancel();
+      a.evalTimer?.cancel();
+      a.stateTimer?.cancel();
     }
     this.lights.dispose();
-    const client = this.client;
-    if (client && !client.isClosed) {
+    const channel = this.channel;
+    if (channel && !channel.closed) {
       // lights must not go on claiming states nobody is watching any more
       const cmds = [...new Set([...this.agents.values()].map((a) => a.windowId))].flatMap((w) => [
         command('set-option', '-w', '-u', '-t', w, '@nerdr_light'),
         command('set-option', '-w', '-t', w, '@nerdr_state', 'unknown'),
       ]);
       cmds.push(command('set-option', '-g', '@nerdr_summary', ''), command('set-option', '-gu', '@nerdr_supervisor_pid'));
-      await new Promise<void>((resolve) => client.sendWith(cmds, () => resolve()));
-      await client.close();
+      await new Promise<void>((resolve) => channel.send(cmds, () => resolve()));
+      await channel.close();
     }
     for (const a of this.agents.values()) a.mirror?.dispose();
     this.emit('exit');
@@ -690,23 +698,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /** Kills the control client without a goodbye (tests of crash recovery use it). */
   crashForTest(): void {
-    this.client?.kill();
+    this.channel?.kill();
   }
 }
 
-/** Creates `_nerdr` with its placeholder window when missing. */
-export async function ensureHiddenSession(socket: string): Promise<void> {
-  const has = await tmux(socket, ['has-session', '-t', `=${HIDDEN_SESSION}`]);
-  if (has.code === 0) return;
-  const r = await tmux(socket, [
-    'new-session', '-d', '-E', '-s', HIDDEN_SESSION, '-n', '_home', '-x', '160', '-y', '48',
-    'sh', '-c', "printf 'nerdr internal session: agent windows are linked here so nerdr can watch them.\\n'; exec tail -f /dev/null",
-  ]);
-  if (r.code !== 0 && !/duplicate session/.test(r.stderr)) {
-    throw new Error(`cannot create the ${HIDDEN_SESSION} session: ${r.stderr.trim()}`);
-  }
-}
-
+export { ensureHiddenSession } from './channel.js';
 export { escapeFormat };
 
 /** The first word of a tmux command line: what an error names. */

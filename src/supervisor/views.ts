@@ -6,6 +6,7 @@ import type { WatchedAgent } from './agent.js';
 import type { Messenger } from './messages.js';
 import { command } from '../tmux/quote.js';
 import type { Logger } from './log.js';
+import type { Clock, Timer } from './clock.js';
 
 /** A window must be shown this long before a finished agent counts as seen. */
 export const SEEN_AFTER_MS = 1000;
@@ -17,12 +18,12 @@ export interface ViewDeps {
   /** The agent was seen: hands the arbiter's update to the supervisor. */
   seen(a: WatchedAgent): void;
   stopping(): boolean;
-  now(): number;
+  clock: Clock;
   log: Logger;
 }
 
 export class ViewWatcher {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Timer | null = null;
   private running = false;
 
   constructor(private readonly deps: ViewDeps) {}
@@ -32,16 +33,16 @@ export class ViewWatcher {
     if (this.deps.stopping()) return;
     if (this.timer) {
       if (delay > 0) return;
-      clearTimeout(this.timer);
+      this.timer.cancel();
     }
-    this.timer = setTimeout(() => {
+    this.timer = this.deps.clock.after(delay, () => {
       this.timer = null;
       void this.check().catch((err: Error) => this.deps.log('warn', `view check failed: ${err.message}`));
-    }, delay);
+    });
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = null;
   }
 
@@ -71,7 +72,7 @@ export class ViewWatcher {
       if (!flags.split(',').includes('focused')) continue;
       shown.add(win);
     }
-    const now = this.deps.now();
+    const now = this.deps.clock.now();
     let next: number | null = null;
     for (const a of this.deps.agents()) {
       if (!shown.has(a.windowId)) {

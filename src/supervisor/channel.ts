@@ -1,0 +1,76 @@
+// The supervisor's one connection to tmux, as an interface: command lines out and their replies
+// back, notifications and pane output in, and an end. The real one is a control-mode client
+// attached to _nerdr (src/tmux/client.ts); the unit tests drive the supervisor with a fake.
+
+import { ControlClient, type Reply } from '../tmux/client.js';
+import { serverRunning, tmux } from '../tmux/server.js';
+import { HIDDEN_SESSION } from './discover.js';
+
+export interface ControlChannelEvents {
+  /** Bytes a pane wrote (%output / %extended-output, decoded). */
+  output: [pane: string, data: Buffer];
+  /** Any other %-line tmux sends on its own: `%layout-change @1 …` is ('layout-change', '@1 …'). */
+  notification: [name: string, args: string];
+  /** The channel closed (tmux went away, or the client was killed). */
+  exit: [reason: string];
+}
+
+export interface ControlChannel {
+  /**
+   * Sends commands on one line (nothing else runs between them). `done` gets one reply per
+   * command, called synchronously from the parser before any later line is read: output that
+   * comes after the reply was written after the commands ran (snapshot-then-stream relies on it).
+   */
+  send(commands: string[], done: (replies: Reply[]) => void): void;
+  on<E extends keyof ControlChannelEvents>(event: E, listener: (...args: ControlChannelEvents[E]) => void): unknown;
+  readonly closed: boolean;
+  /** Detaches cleanly: stops output, reads until tmux closes the channel. */
+  close(): Promise<void>;
+  /** Ends the channel without a goodbye (tests of crash recovery). */
+  kill(): void;
+}
+
+/** Where channels come from: one per connection, a new one after a reconnect. */
+export interface ControlServer {
+  /** Makes sure _nerdr exists, then attaches a new channel to it. */
+  open(): Promise<ControlChannel>;
+  /** Whether the tmux server is still running (after a channel closed: reconnect or stop). */
+  running(): Promise<boolean>;
+}
+
+/** The real control client, as a channel. */
+export function controlClientChannel(client: ControlClient): ControlChannel {
+  return {
+    send: (commands, done) => client.sendWith(commands, done),
+    on: (event, listener) => client.on(event, listener as never),
+    get closed() {
+      return client.isClosed;
+    },
+    close: () => client.close(),
+    kill: () => client.kill(),
+  };
+}
+
+/** The tmux server at `socket`, reached by a control-mode client attached to _nerdr. */
+export function tmuxControlServer(socket: string): ControlServer {
+  return {
+    async open() {
+      await ensureHiddenSession(socket);
+      return controlClientChannel(new ControlClient(socket, HIDDEN_SESSION));
+    },
+    running: () => serverRunning(socket),
+  };
+}
+
+/** Creates `_nerdr` with its placeholder window when missing. */
+export async function ensureHiddenSession(socket: string): Promise<void> {
+  const has = await tmux(socket, ['has-session', '-t', `=${HIDDEN_SESSION}`]);
+  if (has.code === 0) return;
+  const r = await tmux(socket, [
+    'new-session', '-d', '-E', '-s', HIDDEN_SESSION, '-n', '_home', '-x', '160', '-y', '48',
+    'sh', '-c', "printf 'nerdr internal session: agent windows are linked here so nerdr can watch them.\\n'; exec tail -f /dev/null",
+  ]);
+  if (r.code !== 0 && !/duplicate session/.test(r.stderr)) {
+    throw new Error(`cannot create the ${HIDDEN_SESSION} session: ${r.stderr.trim()}`);
+  }
+}

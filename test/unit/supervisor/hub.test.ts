@@ -1,0 +1,218 @@
+// The supervisor on a fake control channel and a fake clock: no tmux is run.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startRig, settle, type Rig } from './harness.js';
+
+const RULE = '─'.repeat(80);
+const IDLE = ['nerdr demo agent', '', RULE, '❯', RULE, '  ? for shortcuts · demo agent'];
+const WORKING = ['nerdr demo agent', '', '✻ Thinking… (3s · esc to interrupt)', '', RULE, '❯', RULE];
+
+let rig: Rig | null = null;
+afterEach(async () => {
+  await rig?.done();
+  rig = null;
+});
+
+describe('discovery', () => {
+  it('finds every tagged pane, links a window that lost its _nerdr link, and forgets a closed one', async () => {
+    rig = await startRig((t) => {
+      t.addPane({ name: 'api' });
+      t.addPane({ name: 'web', inHidden: false });
+    });
+    expect([...rig.sup.agents.values()].map((a) => a.name)).toEqual(['api', 'web']);
+    expect(rig.tmux.sent('link-window')).toEqual([['link-window', '-d', '-s', '@2', '-t', '=_nerdr:']]);
+    rig.tmux.panes.delete('%1');
+    rig.channel().notify('window-close', '@1');
+    await rig.wait(50);
+    expect([...rig.sup.agents.keys()]).toEqual(['%2']);
+  });
+});
+
+/** The last value the supervisor gave a window option. */
+const opt = (r: Rig, pane: string, name: string): string | undefined => r.tmux.pane(pane).options.get(name);
+const show = (r: Rig, pane: string, rows: string[]): void => {
+  r.channel().output(pane, '\x1b[2J\x1b[H' + rows.join('\r\n'));
+};
+
+describe('seeding', () => {
+  it('a mirror starts from the captured screen; output while a snapshot is on its way is dropped', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: ['hello from before'] }));
+    const a = rig.sup.agents.get('%1')!;
+    expect(rig.tmux.sent('capture-pane').length).toBeGreaterThanOrEqual(3);
+    expect(a.mirror?.renderText()).toMatch(/^hello from before\n/);
+    rig.tmux.pane('%1').width = 100;
+    rig.channel().notify('layout-change', '@1 b25d,100x24,0,0,1');
+    expect(a.seeding).toBe(true);
+    rig.channel().output('%1', 'lost');
+    await settle();
+    expect(a.mirror?.cols).toBe(100);
+    expect(a.mirror?.renderText()).not.toMatch(/lost/);
+    rig.channel().output('%1', ' and after');
+    await settle();
+    expect(a.mirror?.renderText()).toMatch(/^hello from before and after/);
+  });
+
+  it('%pause: the pane is continued and taken again', async () => {
+    rig = await startRig((t) => void t.addPane());
+    const before = rig.tmux.sent('refresh-client').filter((w) => w[2] === '%1:continue').length;
+    rig.channel().notify('pause', '%1');
+    await settle();
+    expect(rig.tmux.sent('refresh-client').filter((w) => w[2] === '%1:continue').length).toBe(before + 1);
+  });
+});
+
+describe('evaluation and lights', () => {
+  it('the screen sets the state, and the light follows in one command line', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    await rig.wait(300);
+    expect(rig.sup.agents.get('%1')!.state).toBe('idle');
+    expect(opt(rig, '%1', '@nerdr_state')).toBe('idle');
+    show(rig, '%1', WORKING);
+    await rig.wait(300);
+    expect(rig.sup.agents.get('%1')!.state).toBe('working');
+    expect(opt(rig, '%1', '@nerdr_state')).toBe('working');
+    expect(rig.tmux.globals.get('@nerdr_summary')).toBeDefined();
+    // the state and the light of a window go out together
+    const line = rig.tmux.lines.find((l) => l.some((c) => c.includes("'@nerdr_state' 'working'")));
+    expect(line?.some((c) => c.includes('@nerdr_light'))).toBe(true);
+    // back at the prompt, unchanged for a while: done
+    show(rig, '%1', IDLE);
+    await rig.wait(4000);
+    expect(rig.sup.agents.get('%1')!.state).toBe('done');
+    expect(JSON.parse(opt(rig, '%1', '@nerdr_facts')!)).toMatchObject({ v: 1 });
+  });
+
+  it('a stream of output is judged at most every 50 ms', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    await rig.wait(20);
+    const a = rig.sup.agents.get('%1')!;
+    const seen: number[] = [];
+    let last = a.lastDetection;
+    for (let i = 0; i < 20; i++) {
+      rig.channel().output('%1', 'x');
+      await settle(); // the mirror parses a write in far less than 10 ms
+      await rig.wait(10);
+      if (a.lastDetection !== last) seen.push(rig.time.t);
+      last = a.lastDetection;
+    }
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.length).toBeLessThanOrEqual(5);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]! - seen[i - 1]!).toBeGreaterThanOrEqual(50);
+  });
+
+  it('a blank screen is unknown, not the idle fallback', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: [] }));
+    await rig.wait(5000);
+    expect(rig.sup.agents.get('%1')!.state).toBe('unknown');
+  });
+
+  it('the agent exits: exited; a closed window takes its light with it', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    await rig.wait(20);
+    rig.channel().notify('subscription-changed', 'nerdr-p $1 @1 1 %1 : 1|3|0|');
+    await rig.wait(300);
+    const a = rig.sup.agents.get('%1')!;
+    expect(a.state).toBe('exited');
+    expect(a.deadStatus).toBe('3');
+    expect(opt(rig, '%1', '@nerdr_state')).toBe('exited');
+  });
+
+  it('a hook fact counts: prompt-submit makes it working', async () => {
+    rig = await startRig((t) => void t.addPane({ agent: 'claude', screen: IDLE }));
+    await rig.wait(20);
+    const a = rig.sup.agents.get('%1')!;
+    rig.sup.onHook(a, 'claude', { hook_event_name: 'UserPromptSubmit', session_id: '6f1c2a7e-0000-4000-8000-000000000001' });
+    await rig.wait(20);
+    expect(a.state).toBe('working');
+    expect(a.arbiter.view().conversationId).toBe('6f1c2a7e-0000-4000-8000-000000000001');
+  });
+});
+
+describe('seen', () => {
+  it('a done agent becomes idle once a focused client has shown its window for a second', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: WORKING }));
+    await rig.wait(20);
+    show(rig, '%1', IDLE);
+    await rig.wait(4000);
+    const a = rig.sup.agents.get('%1')!;
+    expect(a.state).toBe('done');
+    rig.tmux.clients.push({ name: 'user-client', control: false, windowId: '@1', focused: false, inMode: false });
+    rig.channel().notify('session-window-changed', '$1 @1');
+    await rig.wait(2000);
+    expect(a.state).toBe('done'); // not focused
+    rig.tmux.clients[0]!.focused = true;
+    rig.channel().notify('client-session-changed', 'user-client $1 user');
+    await rig.wait(500);
+    expect(a.state).toBe('done');
+    await rig.wait(600);
+    expect(a.state).toBe('idle');
+    expect(a.arbiter.view().seen).toBe(true);
+  });
+});
+
+describe('messages', () => {
+  it('a message to an idle agent is pasted, Enter follows, and the agent starting to work confirms it', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    await rig.wait(300);
+    const a = rig.sup.agents.get('%1')!;
+    expect(a.state).toBe('idle');
+    rig.sup.messages.enqueue(a, 'run the tests');
+    await settle();
+    const paste = rig.tmux.sent('set-buffer', 'paste-buffer');
+    expect(paste[0]).toContain('run the tests');
+    expect(paste[1]).toEqual(expect.arrayContaining(['paste-buffer', '-p', '-t', '%1']));
+    await rig.wait(300);
+    // the Enter delay runs on the Messenger's own timer
+    await vi.waitFor(() => expect(rig!.tmux.sent('send-keys')).toEqual([['send-keys', '-t', '%1', 'Enter']]));
+    expect(rig.sup.messages.queue(a).messages).toHaveLength(1);
+    show(rig, '%1', WORKING);
+    await rig.wait(300);
+    expect(a.state).toBe('working');
+    expect(rig.sup.messages.queue(a).messages).toHaveLength(0);
+  });
+
+  it('nothing is typed into a working agent; the light shows the queue', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: WORKING }));
+    await rig.wait(300);
+    const a = rig.sup.agents.get('%1')!;
+    rig.sup.messages.enqueue(a, 'later');
+    await rig.wait(300);
+    expect(rig.tmux.sent('set-buffer', 'paste-buffer')).toEqual([]);
+    expect(rig.tmux.pane('%1').options.get('@nerdr_light')).toMatch(/✉1$/);
+  });
+});
+
+describe('saving and restarts', () => {
+  it('the agent windows of each session are saved a second after a change', async () => {
+    rig = await startRig((t) => {
+      t.addPane({ name: 'api', args: ['--model', 'x'] });
+      t.addPane({ name: 'web', session: 'other' });
+    });
+    await rig.wait(1500);
+    const files = readdirSync(path.join(rig.stateDir, 'sessions')).filter((f) => f.endsWith('.json'));
+    const saved = files.map((f) => JSON.parse(readFileSync(path.join(rig!.stateDir, 'sessions', f), 'utf8')) as { session: string; windows: { name: string; args: string[] }[] });
+    expect(saved.map((s) => [s.session, s.windows.map((w) => w.name)]).sort()).toEqual([['other', ['web']], ['user', ['api']]]);
+    expect(saved.find((s) => s.session === 'user')!.windows[0]!.args).toEqual(['--model', 'x']);
+  });
+
+  it('a window found again takes back what the last supervisor kept in @nerdr_facts', async () => {
+    rig = await startRig((t) => {
+      const p = t.addPane({ agent: 'claude', screen: IDLE });
+      p.options.set('@nerdr_facts', JSON.stringify({ v: 1, conversation: { id: 'conv-1', from: 'hook', owner: null }, subagents: 0, backgroundTasks: 0, seen: false }));
+    });
+    const v = rig.sup.agents.get('%1')!.arbiter.view();
+    expect(v.conversationId).toBe('conv-1');
+  });
+
+  it('the control channel ends while tmux runs on: a new one is opened and every pane is seeded again', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    const first = rig.channel();
+    first.kill();
+    await rig.wait(250);
+    await settle();
+    expect(rig.channel()).not.toBe(first);
+    expect(rig.tmux.lines.slice(-10).flat().some((c) => c.startsWith('capture-pane'))).toBe(true);
+    expect(rig.sup.ready).toBe(true);
+  });
+});
