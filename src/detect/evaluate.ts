@@ -1,4 +1,4 @@
-// Evaluate a compiled manifest against one input (manifest-format.md §1.3–1.5).
+// Evaluate a compiled manifest against one input (docs/manifest-format.md, "Gates").
 //
 // Every rule is evaluated in file order; the matching rule with the highest priority wins and a tie
 // goes to the rule written first. No match → idle with fallback_reason
@@ -16,7 +16,7 @@ export const FALLBACK_REASON = 'default_known_agent_idle_fallback';
 export const MAX_REGION_CHARS = 64 * 1024;
 
 export interface DetectInput {
-  /** Detection text (§2.1), see text.ts. */
+  /** Detection text, see text.ts. */
   text: string;
   oscTitle?: string;
   oscProgress?: string;

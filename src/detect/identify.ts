@@ -1,4 +1,4 @@
-// Which agent runs in a pane (manifest-format.md §7): pure logic over a process table.
+// Which agent runs in a pane: pure logic over a process table.
 //
 //   const procs = await readPaneProcesses(panePid);            // procfs.ts
 //   const id = identify(procs, panePid);
@@ -6,9 +6,9 @@
 //   id.foreground  // 'shell' (the pane's shell is in the foreground), 'job' (some other job), 'none' (unknown)
 //
 // Steps: the terminal's foreground process group (tpgid of the pane process) → its members →
-// per-process name resolution (§7.2: process names, wrappers such as node/bun/deno/python/npx/shells
-// running an agent script, Nix wrappers) → the choice among members (§7.3) with the NERDR_AGENT /
-// HERDR_AGENT override (§7.4). docs/identify.md explains the rules and where nerdr departs from herdr.
+// per-process name resolution (process names, wrappers such as node/bun/deno/python/npx/shells
+// running an agent script, Nix wrappers) → the choice among members with the NERDR_AGENT /
+// HERDR_AGENT override. docs/identify.md explains the rules and where nerdr departs from herdr.
 
 /** One process, as procfs.ts reads it. */
 export interface ProcInfo {
@@ -43,12 +43,12 @@ export interface Identification {
 export interface IdentifyOptions {
   /**
    * Resolves a multi-component path token of process `pid` through symlinks (relative to the
-   * process's cwd); §7.2's last script rule. procfs.ts has one (realpathFor). Absent: rule skipped.
+   * process's cwd); resolveScript's last rule. procfs.ts has one (realpathFor). Absent: rule skipped.
    */
   realpath?: (pid: number, token: string) => string | null;
 }
 
-// ---------- §7.1 labels and aliases ----------
+// ---------- labels and aliases ----------
 
 export { AGENT_ALIASES, agentLabel } from '../labels.js';
 import { agentKey as lookupKey, agentLabel } from '../labels.js';
@@ -56,12 +56,12 @@ import { agentKey as lookupKey, agentLabel } from '../labels.js';
 /** nerdr's own simulated agent: never identified by a bare name, only by its script or an override. */
 export const DEMO_LABEL = 'demo';
 
-/** An override value (NERDR_AGENT / HERDR_AGENT): §7.1 names, plus nerdr's `demo`. */
+/** An override value (NERDR_AGENT / HERDR_AGENT): agent names, plus nerdr's `demo`. */
 function hintLabel(value: string): string | null {
   return agentLabel(value) ?? (lookupKey(value) === DEMO_LABEL ? DEMO_LABEL : null);
 }
 
-// ---------- §7.2 per-process name resolution ----------
+// ---------- per-process name resolution ----------
 
 /** Generic runtimes and shells: their own name says nothing, the script they run may. */
 const NODE_LIKE = new Set(['node', 'nodejs', 'bun', 'deno']);
@@ -157,12 +157,12 @@ export function packageLabel(spec: string): string | null {
 
 interface Resolved {
   label: string;
-  /** The candidate name (before canonicalisation), for §7.3 scoring. */
+  /** The candidate name (before canonicalisation), for score(). */
   name: string;
   via: string;
 }
 
-/** A script token (§7.2 "A script token identifies an agent if …"). */
+/** A script token: an agent by its basename, demo path, npm package or symlink target. */
 function resolveScript(token: string, pid: number, opts: IdentifyOptions): Resolved | null {
   const t = unquote(token);
   if (!t) return null;
@@ -195,7 +195,7 @@ function resolveScript(token: string, pid: number, opts: IdentifyOptions): Resol
   return null;
 }
 
-/** The wrapped program of a generic runtime or shell (§7.2 step 2), or null. */
+/** The wrapped program of a generic runtime or shell, or null. */
 function resolveWrapped(runtime: string, argv: readonly string[], pid: number, opts: IdentifyOptions): Resolved | null {
   const k = lookupKey(runtime);
   if (k === 'tmux') return null;
@@ -263,7 +263,7 @@ function resolveCommandText(text: string, pid: number, opts: IdentifyOptions): R
   return null;
 }
 
-/** What one process is, by its names (§7.2); null when no agent. */
+/** What one process is, by its names; null when no agent. */
 export function resolveProcess(p: ProcInfo, opts: IdentifyOptions = {}): Resolved | null {
   const name = stripLoginDash(baseName(p.comm.trim()));
   let argv = p.argv.filter((a, i) => i === 0 || a !== '');
@@ -306,7 +306,7 @@ export function resolveProcess(p: ProcInfo, opts: IdentifyOptions = {}): Resolve
   return null;
 }
 
-// ---------- §7.4 override, §7.3 choice ----------
+// ---------- override, then the choice among members ----------
 
 /** Variables read as overrides, first wins. */
 export const OVERRIDE_VARS = ['NERDR_AGENT', 'HERDR_AGENT'] as const;

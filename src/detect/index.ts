@@ -13,7 +13,7 @@
 // visibleIdle/visibleBlocker/visibleWorking, skipStateUpdate, matches (every matching rule),
 // hasIdleRules, timings (ms per rule) and disabledRules (rules stopped by the slow-rule guard).
 // detectSnapshot/detectText also set `skip`: true when the screen alone, or screen + OSC, is won by
-// a skip_state_update rule — the caller should then leave the agent's state as it is (§5.3 step 1).
+// a skip_state_update rule — the caller should then leave the agent's state as it is.
 
 import type { ScreenSnapshot } from '../types.js';
 import { evaluate, type DetectionResult } from './evaluate.js';
@@ -53,7 +53,7 @@ export function detectText(loaded: LoadedManifest, text: string, osc: OscInputs 
   const oscProgress = osc.oscProgress ?? '';
   const full = evaluate(loaded.manifest, { text, oscTitle, oscProgress }, { guard: loaded.guard });
   let skip = full.skipStateUpdate;
-  // The screen alone is judged again only when a skip rule could win there (§5.3 step 1).
+  // The screen alone is judged again only when a skip rule could win there.
   if (!skip && (oscTitle !== '' || oscProgress !== '') && loaded.manifest.rules.some((r) => r.skipStateUpdate)) {
     skip = evaluate(loaded.manifest, { text }, { guard: loaded.guard }).skipStateUpdate;
   }

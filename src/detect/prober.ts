@@ -1,4 +1,4 @@
-// When to look at a pane's processes, and what the answers mean (manifest-format.md §5.2, adapted).
+// When to look at a pane's processes, and what the answers mean (docs/identify.md, "When to probe").
 // Pure: the clock is injected and the prober owns no timer. One per watched pane.
 //
 //   const prober = new PaneProber({ clock: Date.now });            // or { agent: 'claude' } when launched as one

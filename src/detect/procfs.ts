@@ -1,4 +1,4 @@
-// Reading the processes of a pane for identify.ts (manifest-format.md §7.5).
+// Reading the processes of a pane for identify.ts (docs/identify.md, "Reading the processes").
 //
 //   const id = await probePane(panePid);       // #{pane_pid} from tmux → Identification
 //   const procs = await readPaneProcesses(panePid);   // the raw table, for tests and `explain`

@@ -1,4 +1,4 @@
-// Rust `regex` crate syntax → JavaScript RegExp, keeping Rust's meaning (manifest-format.md §4.4).
+// Rust `regex` crate syntax → JavaScript RegExp, keeping Rust's meaning (docs/manifest-format.md, "Regular expressions").
 //
 // The output is always compiled with the `u` flag (plus `i` for a leading `(?i)`). The `m` and `s`
 // flags are never passed to JS: their effect is written out explicitly, because JS and Rust disagree

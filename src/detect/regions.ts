@@ -1,4 +1,4 @@
-// Regions: the slice of the input a rule's matchers see (manifest-format.md §2.3–2.5).
+// Regions: the slice of the input a rule's matchers see (docs/manifest-format.md, "Regions").
 
 import { rustLines } from './regex.js';
 import { isBlank, trimWs } from './text.js';

@@ -1,7 +1,7 @@
-// Manifest file → validated, compiled manifest (manifest-format.md §1.1–1.7).
+// Manifest file → validated, compiled manifest (docs/manifest-format.md, "Validation").
 //
 // Strict: unknown keys anywhere are errors, TOML integers and floats are told apart, and every
-// limit of §1.6 is checked. A file either loads whole or is rejected with a list of reasons.
+// limit is checked. A file either loads whole or is rejected with a list of reasons.
 
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
@@ -192,7 +192,7 @@ export function parseManifest(text: string): ParseResult {
   return validateAndCompile(parsed.data as RawManifest);
 }
 
-/** §1.6 structure checks + regex compilation on an already type-checked manifest. */
+/** Structure checks + regex compilation on an already type-checked manifest. */
 export function validateAndCompile(m: RawManifest): ParseResult {
   const errors: string[] = [];
   if (m.rules.length === 0) errors.push('rules: a manifest needs at least one [[rules]] entry');

@@ -1,4 +1,4 @@
-// Where manifests come from (manifest-format.md §3, product.md "Places and names").
+// Where manifests come from (docs/manifest-format.md, "Where the files live").
 //
 // Per agent, first found wins:
 //   1. each `--manifests DIR` given by the caller, in order          (source "extra")
@@ -95,7 +95,7 @@ export function agentsInDir(dir: string): string[] {
   return names.filter((n) => n.endsWith('.toml') && n.length > 5).map((n) => n.slice(0, -5));
 }
 
-// ---------- agent names (§7.1) ----------
+// ---------- agent names (labels.ts) ----------
 
 export { agentKey };
 

@@ -1,4 +1,4 @@
-// Detection text: the plain string the manifest rules look at (manifest-format.md §2.1 steps 3–5).
+// Detection text: the plain string the manifest rules look at (docs/manifest-format.md, "Regions").
 
 import type { ScreenSnapshot } from '../types.js';
 
@@ -53,7 +53,7 @@ export function rowsToText(rows: readonly string[]): string {
   return trimmed.slice(0, end).join('\n') + '\n';
 }
 
-/** Detection text from the mirror's snapshot (the last `height` rows, §2.1 step 1). */
+/** Detection text from the mirror's snapshot (the last `height` rows). */
 export function snapshotText(snapshot: ScreenSnapshot): string {
   const h = Math.max(1, snapshot.height || 24);
   const rows = snapshot.rows.length > h ? snapshot.rows.slice(snapshot.rows.length - h) : snapshot.rows;

@@ -1,4 +1,4 @@
-// Engine level and manifest version strings (manifest-format.md §3.3–3.4).
+// Engine level and manifest version strings (docs/manifest-format.md, "The file").
 
 /**
  * Feature level of this engine: 1 = screen regions, 2 = osc_title/osc_progress regions,
