@@ -70,7 +70,7 @@ export class Mirror {
 
   /**
    * True when the stream after the last seed began with a UTF-8 continuation byte: a
-   * character was cut by the snapshot and is lost (tmux-control-mode.md §4.3, known gaps).
+   * character was cut by the snapshot and is lost (tmux keeps it in its parser, not in `-P`).
    * The caller should take a new snapshot and `seed()` again, which clears this.
    */
   get needsResnapshot(): boolean {
@@ -143,7 +143,7 @@ export class Mirror {
     this.osc.clear();
   }
 
-  /** The live bottom of the pane for detection (manifest-format.md §2.1 step 2; not trimmed). */
+  /** The live bottom of the pane for detection (rows built cell by cell, not trimmed). */
   snapshot(): ScreenSnapshot {
     const buf = this.term.buffer.active;
     const cols = this.term.cols;
@@ -256,7 +256,7 @@ export class Mirror {
     let h = 0x811c9dc5;
     for (let y = 0; y < this.term.rows; y++) {
       const line = buf.getLine(base + y);
-      // translateToString(false) is exactly §2.1 step 2: an empty cell gives one space, the
+      // translateToString(false) builds a row as herdr does: an empty cell gives one space, the
       // right half of a wide character is skipped, a cell gives all its code points.
       let s = line ? line.translateToString(false) : ' '.repeat(this.term.cols);
       if (s.includes(KITTY_PLACEHOLDER)) s = s.replaceAll(KITTY_PLACEHOLDER, ' ');

@@ -1,4 +1,4 @@
-// Streaming scanner for the OSC inputs of detection (manifest-format.md §2.2): the last
+// Streaming scanner for the OSC inputs of detection (docs/mirror.md): the last
 // OSC 0/2 title and the last OSC 9 payload a pane's program sent. It only reads the bytes;
 // the same bytes go to the terminal emulator untouched.
 //

@@ -1,6 +1,5 @@
-// Snapshot-then-stream, step one: the reply of the one-line snapshot group
-// (tmux-control-mode.md §4.2) becomes a byte sequence that puts a fresh headless terminal
-// into the state of tmux's own grid (§4.3).
+// Snapshot-then-stream, step one: the reply of the one-line snapshot group becomes a byte
+// sequence that puts a fresh headless terminal into the state of tmux's own grid (docs/mirror.md).
 
 /** Format for `display -p`: the pane geometry, cursor and the modes the seed restores. */
 export const SNAPSHOT_DISPLAY_FORMAT =

@@ -634,7 +634,7 @@ export class Arbiter {
     return e.fallback ?? (e.state === 'idle' && !e.visibleIdle && !e.visibleBlocker && !e.visibleWorking);
   }
 
-  /** Screen path (§5.3 adapted): advances `screenState` with its timers. */
+  /** Screen path (docs/state-rules.md): advances `screenState` with its timers. */
   private runScreen(now: number, timers: PendingTimer[]): void {
     if (this.proc === 'exited') { this.screenState = 'unknown'; this.screenWhy = 'process exited'; return; }
     if (now < this.graceUntil) {

@@ -1,6 +1,6 @@
 // Every timing constant of the arbiter, in milliseconds. docs/state-rules.md explains each.
 
-/** After a process starts, screen evaluations are not used for this long (herdr §5.2). */
+/** After a process starts, screen evaluations are not used for this long (as in herdr). */
 export const STARTUP_GRACE_MS = 3000;
 /** Screen path, working → done: the idle screen must be unchanged this long … */
 export const DONE_UNCHANGED_MS = 2500;

@@ -1,4 +1,4 @@
-// herdr's `pane.report_metadata` display overlay (integration-protocol §2.4; herdr's
+// herdr's `pane.report_metadata` display overlay (docs/socket-protocol.md; herdr's
 // src/terminal/metadata.rs and metadata_tokens.rs): a title, a display name for the agent, a
 // text per state, and tokens, per reporting source. Display only: it never changes the state.
 // Pure, with the clock passed in; the arbiter owns one and asks it for its next expiry.

@@ -1,4 +1,4 @@
-// herdr report semantics (integration-protocol.md §2): source classes, agent labels, u64 seq.
+// herdr report semantics (docs/state-rules.md): source classes, agent labels, u64 seq.
 
 export type SourceClass = 'full-lifecycle' | 'reserved' | 'session-only' | 'custom';
 
@@ -15,7 +15,7 @@ const SESSION_ONLY: Record<string, string> = { 'herdr:hermes': 'hermes', 'herdr:
 export { KNOWN_AGENTS, canonicalAgent } from '../labels.js';
 import { canonicalAgent } from '../labels.js';
 
-/** How herdr treats a report from `source` about `agent` (§2.1). */
+/** How herdr treats a report from `source` about `agent`. */
 export function classifySource(source: string, agent: string): SourceClass {
   const a = canonicalAgent(agent);
   if (FULL_LIFECYCLE[source] === a) return 'full-lifecycle';
@@ -42,7 +42,7 @@ export function parseSeq(v: unknown): bigint | undefined {
 }
 
 /**
- * Per-source sequence bookkeeping (§2.5), shared by report_agent, report_agent_session and release_agent.
+ * Per-source sequence bookkeeping, shared by report_agent, report_agent_session and release_agent.
  * With a seq: accepted only if strictly greater than the last accepted one. Without: accepted only while
  * the source has never sent a sequenced report.
  */
@@ -71,7 +71,7 @@ export class SeqBook {
   }
 }
 
-/** Start sources that may replace a stored session id for the same owner (§2.3). 'always' = any. */
+/** Start sources that may replace a stored session id for the same owner. 'always' = any. */
 const REPLACE_ON: Record<string, readonly string[] | 'always'> = {
   claude: ['clear', 'resume', 'compact'],
   codex: ['startup', 'clear', 'resume', 'compact'],
