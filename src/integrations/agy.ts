@@ -1,5 +1,5 @@
 // Antigravity CLI (agy): no per-launch route, hooks come only from files, so nothing is wired unless
-// the user opts in (seed "Knowing when an agent is done"; agent-hooks.md §6):
+// the user opts in (docs/agents.md):
 //   home      ~/.gemini/config/hooks.json ($ANTIGRAVITY_CLI_CONFIG_DIR)
 //   worktree  <cwd>/.agents/hooks.json, kept out of git when nerdr made it
 // agy's hooks.json is keyed by hook *name*; nerdr owns the key "nerdr" and nothing else. The user may

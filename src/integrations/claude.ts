@@ -1,4 +1,4 @@
-// Claude Code: hooks handed per launch with `--settings <file>` (agent-hooks.md §1), plus
+// Claude Code: hooks handed per launch with `--settings <file>`, plus
 // `--session-id <uuid>` so nerdr knows the conversation before the first hook and can resume it.
 // Nothing is written into ~/.claude.
 
@@ -48,7 +48,7 @@ export function claudeGlobalConfigFile(env: NodeJS.ProcessEnv): string {
 
 /**
  * Has the user accepted Claude's "Do you trust this folder?" dialog for cwd (or a parent)?
- * Until then Claude runs no hook at all (agent-hooks.md §1, tested). nerdr only reads this.
+ * Until then Claude runs no hook at all (tested). nerdr only reads this.
  */
 export function claudeTrusts(env: NodeJS.ProcessEnv, cwd: string): boolean | undefined {
   const text = readText(claudeGlobalConfigFile(env));

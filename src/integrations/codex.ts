@@ -1,7 +1,7 @@
 // Codex CLI: hooks passed per launch with `-c hooks.<Event>=[…]`, to a codex started with
 // `--no-daemon` (a codex on the shared app-server daemon runs hooks with another window's env).
 //
-// Trust (seed "Knowing when an agent is done", agent-hooks.md §2): codex runs a non-managed hook only
+// Trust (docs/agents.md): codex runs a non-managed hook only
 // once its hash is recorded under [hooks.state] in the *user's* config.toml, and otherwise stops at
 // start with "Hooks need review". So:
 //   install = "launch" (default): nerdr writes nothing; hooks are passed only when codex already

@@ -1,5 +1,5 @@
-// GitHub Copilot CLI: nerdr's plugin handed to the copilot nerdr starts with `--plugin-dir`
-// (agent-hooks.md §4), so a copilot the agent runs itself has none and ~/.copilot/hooks is never
+// GitHub Copilot CLI: nerdr's plugin handed to the copilot nerdr starts with `--plugin-dir`,
+// so a copilot the agent runs itself has none and ~/.copilot/hooks is never
 // touched. The manifest (`.plugin/plugin.json`, base in hooks/copilot/plugin.json) carries the hooks
 // inline as the bare event map: Copilot 1.0.102 silently ignores an inline hooks-file shape
 // (`{"version":1,"hooks":{…}}`) there (tested offline, docs/agents.md). camelCase events, each

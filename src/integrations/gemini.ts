@@ -1,4 +1,4 @@
-// Gemini CLI (agent-hooks.md §5). Gemini offers no way to hand hooks to one launch that works for an
+// Gemini CLI (docs/agents.md). Gemini offers no way to hand hooks to one launch that works for an
 // ordinary user, so nothing is wired unless the user opts in (`install = "home"`, or
 // `nerdr integrations install gemini`):
 // - its system settings files (GEMINI_CLI_SYSTEM_DEFAULTS_PATH, GEMINI_CLI_SYSTEM_SETTINGS_PATH) are

@@ -1,4 +1,4 @@
-// Grok Build: hooks come only from files (agent-hooks.md §7), so nothing is wired unless asked:
+// Grok Build: hooks come only from files, so nothing is wired unless asked:
 //   home      ~/.grok/hooks/nerdr.json ($GROK_HOME)
 //   worktree  <cwd>/.grok/hooks/nerdr.json, kept out of git when nerdr made it
 // The file is wholly nerdr's (grok merges every hooks/*.json). A nerdr.json without nerdr's hook

@@ -1,7 +1,7 @@
 // opencode: nerdr's plugin (hooks/opencode/nerdr.js) loaded for this launch only, named by a
 // file:// URL in OPENCODE_CONFIG_CONTENT (inline config merged over the user's own: their
 // ~/.config/opencode, the project's .opencode folders and opencode.json all still apply,
-// agent-hooks.md §3). Not through an extra OPENCODE_CONFIG_DIR: opencode npm-installs its plugin
+// docs/agents.md). Not through an extra OPENCODE_CONFIG_DIR: opencode npm-installs its plugin
 // SDK into every config dir that has plugins, which needs the registry and once kept the screen
 // blank for a minute (conformance suite). The plugin imports only node builtins.
 //   home      ~/.config/opencode/plugins/nerdr.js ($XDG_CONFIG_HOME)
