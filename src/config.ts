@@ -1,5 +1,5 @@
 // <configDir>/config.toml: loaded, validated key by key. An invalid value is reported with its key
-// and the default is used in its place; the rest of the file still applies (product.md).
+// and the default is used in its place; the rest of the file still applies.
 // Documented in docs/config.md.
 
 import { readFileSync } from 'node:fs';

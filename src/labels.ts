@@ -1,4 +1,4 @@
-// Agent labels and their aliases (manifest-format.md §7.1: hard-coded, 22 agents). One table
+// Agent labels and their aliases (hard-coded as in herdr, 22 agents). One table
 // for process identification, manifest lookup, herdr reports and the arbiter.
 
 /** Canonical label → accepted names. */

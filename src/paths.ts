@@ -1,4 +1,4 @@
-// Where nerdr keeps things (product.md "Places and names").
+// Where nerdr keeps things (docs/architecture.md, "Where things live").
 
 import { chmodSync, lstatSync, mkdirSync, realpathSync, type Stats } from 'node:fs';
 import { NerdrError } from './errors.js';

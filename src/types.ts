@@ -1,15 +1,15 @@
 // Types shared across the pipeline: %output → mirror → detect → arbiter → lights.
 // Kept here so that each stage can be written and tested without the others.
 
-/** Engine states a manifest rule can produce (manifest-format.md §1.2). */
+/** Engine states a manifest rule can produce. */
 export type EngineState = 'idle' | 'working' | 'blocked' | 'unknown';
 
-/** Published states of an agent (product.md "States"). `exited` is shown when the process ended. */
+/** Published states of an agent (docs/state-rules.md). `exited` is shown when the process ended. */
 export type AgentState = 'working' | 'blocked' | 'done' | 'idle' | 'unknown' | 'exited';
 
 /** What the mirror hands to detection: a plain view of the live bottom of a pane. */
 export interface ScreenSnapshot {
-  /** The visible rows, top to bottom, as plain text built cell by cell (manifest-format.md §2.1 step 2). */
+  /** The visible rows, top to bottom, as plain text built cell by cell. */
   rows: string[];
   /** Last OSC 0/2 title the program itself sent ("" when it never sent one). */
   oscTitle: string;
@@ -18,6 +18,6 @@ export interface ScreenSnapshot {
   altScreen: boolean;
   cursor: { x: number; y: number };
   cols: number;
-  /** Number of visible rows of the pane (the R of §2.1). */
+  /** Number of visible rows of the pane. */
   height: number;
 }

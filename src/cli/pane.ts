@@ -1,5 +1,5 @@
 // `nerdr pane report-agent | report-agent-session | release-agent | report-metadata`: herdr's CLI
-// for hooks (integration-protocol §2.6), so herdr's own integration scripts work with
+// for hooks (docs/socket-protocol.md), so herdr's own integration scripts work with
 // HERDR_BIN_PATH pointing at nerdr. qodercli's, qwen's and hermes's hooks call it.
 //
 // herdr's grammar, parsed by hand as herdr does (not by commander, which would read a pane id

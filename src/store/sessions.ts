@@ -1,4 +1,4 @@
-// Saved sessions (product.md "Persistence and resuming"): per tmux session, the agent windows
+// Saved sessions (docs/persistence.md): per tmux session, the agent windows
 // `nerdr restore` brings back after the tmux server is gone.
 //
 //   <dir>/<safe session>-<hash8>.json                 the current version, written atomically
