@@ -162,6 +162,19 @@ describe.skipIf(!tmuxAvailable)('nerdr review (live)', () => {
     expect(text.stdout).toMatch(/window {2}@\d+ beta \(demo, \w+\)/);
     expect(text.stdout).toContain('1. b.txt:60  the renamed line');
 
+    // a window made in a worktree: its folder, branch and base, a commit ahead of it
+    const wt = await env.nerdrWith(['new', 'demo', '-d', '--name', 'wt', '--worktree', 'feat/rev', '--', '--auto', '0'], { cwd: repoA });
+    expect(wt.stderr).toBe('');
+    const wtRow = await waitFor(async () => (await env.lsJson()).find((r) => r.name === 'wt' && typeof r.worktree === 'string'), { what: 'the worktree window in nerdr ls' });
+    const wtDir = wtRow.worktree as string;
+    writeFileSync(path.join(wtDir, 'w.txt'), 'w\n');
+    git(wtDir, 'add', 'w.txt');
+    git(wtDir, 'commit', '-qm', 'w');
+    writeFileSync(path.join(wtDir, 'a.txt'), 'a\nin the worktree\n');
+    const w = JSON.parse((await env.nerdr('review', '--once', '--json', 'wt')).stdout) as { folder: string; branch: string; base: string; ahead: number; behind: number; files: { path: string; kind: string }[] };
+    expect(w).toMatchObject({ folder: wtDir, branch: 'feat/rev', base: 'main', ahead: 1, behind: 0 });
+    expect(w.files.map((x) => `${x.kind}:${x.path}`)).toEqual(['unstaged:a.txt', 'committed:w.txt']);
+
     const bad = await env.nerdr('review', '--once', 'nosuch');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('no agent "nosuch"');
