@@ -1,101 +1,445 @@
-// What the supervisor knows about one watched agent pane.
+// One watched window: its pane's mirror, arbiter and prober, and the three timers that drive
+// them (the coalesced evaluation, the arbiter's one deadline, the next probe). The supervisor
+// routes tmux's lines here and hears back through WindowHost; dispose() ends all of it.
+// Only this class writes its fields: everyone else reads them.
 
 import type { AgentState } from '../types.js';
-import type { Mirror } from '../mirror/mirror.js';
+import type { Reply } from '../tmux/client.js';
+import { Mirror } from '../mirror/mirror.js';
+import { buildSeed, resumeAndSnapshotCommands } from '../mirror/seed.js';
+import { Arbiter, type ArbiterUpdate, type PersistedFacts } from '../state/index.js';
+import { detectSnapshot, type Detection, type LoadedManifest } from '../detect/index.js';
+import { PaneProber, type ProberEvent, type ProberStep } from '../detect/prober.js';
+import type { Identification } from '../detect/identify.js';
+import type { HookFact } from '../integrations/events/index.js';
 import type { FoundPane } from './discover.js';
-import { Arbiter } from '../state/index.js';
-import type { Detection } from '../detect/index.js';
-import { PaneProber } from '../detect/prober.js';
-import type { Timer } from './clock.js';
+import type { Clock, Timer } from './clock.js';
+import type { Logger } from './log.js';
 
-export interface WatchedAgent {
-  paneId: string;
-  windowId: string;
-  id: string;
-  agent: string;
-  name: string;
-  cwd: string;
-  argv: string[];
-  /** The user's own launch arguments, without nerdr's wiring. */
-  args: string[];
-  secretHash: string;
-  links: FoundPane['links'];
-  mirror: Mirror | null;
-  /** A snapshot is on its way: %output for the pane is dropped until it lands. */
-  seeding: boolean;
-  dead: boolean;
-  deadStatus: string;
-  inMode: boolean;
-  state: AgentState;
-  stateSince: number;
-  lastOutputAt: number;
-  /** Evaluation scheduled (output is coalesced). */
-  evalTimer: Timer | null;
-  lastEvalAt: number;
-  /** The arbiter's one pending deadline. */
-  stateTimer: Timer | null;
-  arbiter: Arbiter;
-  /** Last screen evaluation, for `nerdr explain`. */
-  lastDetection: { at: number; result: Detection; manifest: { source: string; path: string; version: string | null } } | null;
-  background: boolean;
-  /** Since when a client has been showing this window (for the one-second "seen" rule). */
-  viewedSince: number | null;
-  /** Bumped when the pane's process is replaced (respawn), so waits tied to the old one end. */
-  generation: number;
-  /** Which agent runs in the pane, from its processes (manifest-format.md §7). */
-  prober: PaneProber;
-  /** Whether the prober runs: only for windows not launched as a known agent (`--cmd`). */
-  probed: boolean;
-  panePid: number;
-  probeTimer: Timer | null;
-  probeAt: number | null;
-  lastCommand: string;
-  /** Something the user should know about this window (e.g. a resume that failed). */
-  note: string | null;
-  /** The worktree nerdr made for this window, its branch and base; null for none. */
-  worktree: string | null;
-  branch: string | null;
-  base: string | null;
+/** Output is coalesced: a screen is evaluated at most this often per pane. */
+export const EVAL_COALESCE_MS = 50;
+
+/** What a window needs from the supervisor around it. */
+export interface WindowHost {
+  readonly clock: Clock;
+  log: Logger;
+  /** The detection rules for an agent; undefined: its state stays unknown. */
+  manifest(agent: string): LoadedManifest | undefined;
+  send(commands: string[], done: (replies: Reply[]) => void): void;
+  /** Which agent a pane's processes are. */
+  probe(panePid: number): Promise<Identification>;
+  /** The arbiter answered: publish it (light, facts, queue, notifications). */
+  settled(a: WatchedAgent, update: { stateChanged: boolean; change: boolean }): void;
+  /** Something `ls` shows changed without a new state (the agent in it, the exit status, the name). */
+  changed(a: WatchedAgent): void;
+  /** The pane could not be captured: look at the panes again. */
+  rescan(): void;
 }
 
-export function newWatched(p: FoundPane, clock: () => number): WatchedAgent {
-  const now = clock();
-  return {
-    paneId: p.paneId,
-    windowId: p.windowId,
-    id: p.id,
-    agent: p.agent,
-    name: p.name,
-    cwd: p.cwd,
-    argv: p.argv,
-    args: p.args,
-    secretHash: p.secretHash,
-    links: p.links,
-    mirror: null,
-    seeding: false,
-    dead: p.dead,
-    deadStatus: p.deadStatus,
-    inMode: false,
-    state: p.dead ? 'exited' : 'unknown',
-    stateSince: now,
-    lastOutputAt: 0,
-    evalTimer: null,
-    lastEvalAt: 0,
-    stateTimer: null,
-    arbiter: new Arbiter({ agent: p.agent, clock }),
-    lastDetection: null,
-    background: false,
-    viewedSince: null,
-    generation: 0,
-    prober: new PaneProber({ clock, agent: p.agent === 'unknown' ? null : p.agent }),
-    probed: false,
-    panePid: p.panePid,
-    probeTimer: null,
-    probeAt: null,
-    lastCommand: '',
-    note: p.note || null,
-    worktree: p.worktree || null,
-    branch: p.worktree ? p.branch : null,
-    base: p.worktree ? p.base : null,
-  };
+export interface LastDetection {
+  at: number;
+  result: Detection;
+  manifest: { source: string; path: string; version: string | null };
+}
+
+export class WatchedAgent {
+  readonly paneId: string;
+  readonly id: string;
+  readonly cwd: string;
+  readonly argv: string[];
+  /** The user's own launch arguments, without nerdr's wiring. */
+  readonly args: string[];
+  readonly panePid: number;
+  /** The worktree nerdr made for this window, its branch and base; null for none. */
+  readonly worktree: string | null;
+  readonly branch: string | null;
+  readonly base: string | null;
+  /** Whether the prober runs: only for windows not launched as a known agent (`--cmd`). */
+  readonly probed: boolean;
+
+  private _windowId: string;
+  private _name: string;
+  private _links: FoundPane['links'];
+  private _agent: string;
+  private _secretHash: string;
+  private _note: string | null;
+  private _mirror: Mirror | null = null;
+  private _seeding = false;
+  private _dead: boolean;
+  private _deadStatus: string;
+  private _inMode = false;
+  private _state: AgentState;
+  private _stateSince: number;
+  private _background = false;
+  private _lastOutputAt = 0;
+  private _arbiter: Arbiter;
+  private _lastDetection: LastDetection | null = null;
+  private _generation = 0;
+  private readonly prober: PaneProber;
+  private lastEvalAt = 0;
+  private lastCommand = '';
+  private probeAt: number | null = null;
+  private evalTimer: Timer | null = null;
+  private stateTimer: Timer | null = null;
+  private probeTimer: Timer | null = null;
+  private disposed = false;
+
+  constructor(
+    p: FoundPane,
+    private readonly host: WindowHost,
+  ) {
+    const now = host.clock.now;
+    this.paneId = p.paneId;
+    this.id = p.id;
+    this.cwd = p.cwd;
+    this.argv = p.argv;
+    this.args = p.args;
+    this.panePid = p.panePid;
+    this.worktree = p.worktree || null;
+    this.branch = p.worktree ? p.branch : null;
+    this.base = p.worktree ? p.base : null;
+    // A window launched as a known agent runs that agent as its pane process, whose death
+    // tmux reports; only `--cmd` windows need to be told apart by their processes.
+    this.probed = p.agent === 'unknown';
+    this._windowId = p.windowId;
+    this._name = p.name;
+    this._links = p.links;
+    this._agent = p.agent;
+    this._secretHash = p.secretHash;
+    this._note = p.note || null;
+    this._dead = p.dead;
+    this._deadStatus = p.deadStatus;
+    this._state = p.dead ? 'exited' : 'unknown';
+    this._stateSince = now();
+    this._arbiter = new Arbiter({ agent: p.agent, clock: now });
+    this.prober = new PaneProber({ clock: now, agent: p.agent === 'unknown' ? null : p.agent });
+  }
+
+  get windowId(): string {
+    return this._windowId;
+  }
+  get name(): string {
+    return this._name;
+  }
+  get links(): FoundPane['links'] {
+    return this._links;
+  }
+  /** The window's agent: launched, or found running by the prober. */
+  get agent(): string {
+    return this._agent;
+  }
+  get secretHash(): string {
+    return this._secretHash;
+  }
+  /** Something the user should know about this window (e.g. a resume that failed). */
+  get note(): string | null {
+    return this._note;
+  }
+  get mirror(): Mirror | null {
+    return this._mirror;
+  }
+  /** A snapshot is on its way: %output for the pane is dropped until it lands. */
+  get seeding(): boolean {
+    return this._seeding;
+  }
+  get dead(): boolean {
+    return this._dead;
+  }
+  get deadStatus(): string {
+    return this._deadStatus;
+  }
+  get inMode(): boolean {
+    return this._inMode;
+  }
+  get state(): AgentState {
+    return this._state;
+  }
+  get stateSince(): number {
+    return this._stateSince;
+  }
+  get background(): boolean {
+    return this._background;
+  }
+  get lastOutputAt(): number {
+    return this._lastOutputAt;
+  }
+  get arbiter(): Arbiter {
+    return this._arbiter;
+  }
+  /** Last screen evaluation, for `nerdr explain`. */
+  get lastDetection(): LastDetection | null {
+    return this._lastDetection;
+  }
+  /** Bumped when the pane's process is replaced (respawn), so waits tied to the old one end. */
+  get generation(): number {
+    return this._generation;
+  }
+
+  /**
+   * The first look: the arbiter hears of the process (a pane `nerdr new` just made starts with
+   * the startup grace), takes back what a previous supervisor kept, the prober starts, the
+   * screen is captured.
+   */
+  begin(opts: { fresh: boolean; facts: string }): void {
+    this.apply(this._dead ? this._arbiter.processExit() : this._arbiter.processStart({ grace: opts.fresh }));
+    if (!opts.fresh && opts.facts) this.restoreFacts(opts.facts);
+    if (!this._dead && this.probed) this.scheduleProbe(this.prober.start());
+    this.snapshot();
+  }
+
+  /** An agent that was running before this supervisor: take back what the last one knew. */
+  private restoreFacts(json: string): void {
+    try {
+      const facts = JSON.parse(json) as PersistedFacts;
+      if (facts && facts.v === 1) this.apply(this._arbiter.restoreFacts(facts));
+    } catch {
+      this.host.log('warn', `${this._name}: unreadable @nerdr_facts, starting from the screen alone`);
+    }
+  }
+
+  /** The pane as a later scan found it; true when its name or its sessions changed. */
+  found(p: FoundPane): boolean {
+    const moved = this._name !== p.name || JSON.stringify(this._links) !== JSON.stringify(p.links);
+    this._links = p.links;
+    this._name = p.name;
+    this._windowId = p.windowId;
+    if (moved) this.host.changed(this);
+    if (p.dead !== this._dead) this.setDead(p.dead, p.deadStatus);
+    // tmux 3.3a sometimes learns an exit status late: take it when it comes
+    else if (this._dead && !this._deadStatus && p.deadStatus) {
+      this._deadStatus = p.deadStatus;
+      this.host.changed(this);
+    }
+    return moved;
+  }
+
+  // ---- the mirror ----------------------------------------------------------------------------
+
+  /**
+   * Snapshot-then-stream: output queued before the reply is in the capture, output after it is
+   * new. The line first continues the pane, should tmux have paused it for us (even before we
+   * knew the pane), so no mirror is seeded from a pane whose output then stays withheld.
+   */
+  snapshot(): void {
+    if (this.disposed) return;
+    this._seeding = true;
+    this.host.send(resumeAndSnapshotCommands(this.paneId), (replies) => {
+      const r = replies.slice(1);
+      if (this.disposed) return;
+      this._seeding = false;
+      if (r.length < 4 || r.some((x) => !x.ok)) {
+        this.host.rescan();
+        return;
+      }
+      const seed = buildSeed(r.map((x) => x.lines));
+      if (!this._mirror) this._mirror = new Mirror(seed.cols, seed.rows);
+      this._mirror.seed(seed);
+      this.scheduleEval();
+    });
+  }
+
+  /** The channel ended: no snapshot is on its way any more (the next one seeds again). */
+  channelLost(): void {
+    this._seeding = false;
+  }
+
+  /** %output for this pane. */
+  output(data: Buffer): void {
+    if (this.disposed || this._seeding || !this._mirror) return;
+    this._lastOutputAt = this.host.clock.now();
+    if (this._mirror.write(data)) this.snapshot();
+    else this.scheduleEval();
+    if (this.probed) this.scheduleProbe(this.prober.output());
+  }
+
+  /** A %layout-change gave the pane this size: a reflowed screen is captured again. */
+  resized(cols: number, rows: number): void {
+    if (this._mirror && (this._mirror.cols !== cols || this._mirror.rows !== rows)) this.snapshot();
+  }
+
+  // ---- the pane's process --------------------------------------------------------------------
+
+  /** The pane subscription's fields: dead, exit status, in a mode, foreground command. */
+  paneChanged(dead: boolean, status: string, inMode: boolean, command: string): void {
+    this._inMode = inMode;
+    if (command !== this.lastCommand) {
+      this.lastCommand = command;
+      if (!this._dead) this.scheduleProbe(this.prober.foregroundChanged());
+    }
+    if (dead !== this._dead) this.setDead(dead, status);
+  }
+
+  /** Whether a mode (copy mode…) is over the pane, as `display -p` just said. */
+  modeChanged(inMode: boolean): void {
+    this._inMode = inMode;
+  }
+
+  /**
+   * The pane's program was replaced (`respawn-pane`): a new process, a new owner of the
+   * conversation, a new secret. Marked alive here, so the dead → alive change tmux shows later
+   * is no second start.
+   */
+  respawned(secretHash: string): void {
+    this._secretHash = secretHash;
+    this.setDead(false, '');
+  }
+
+  private setDead(dead: boolean, status: string): void {
+    this._dead = dead;
+    this._deadStatus = status;
+    this.host.log('info', `${this._name} (${this.paneId}) ${dead ? `exited (status ${status || '?'})` : 'restarted'}`);
+    if (!dead) {
+      this._generation++;
+      this._mirror?.clearOsc();
+      this.snapshot();
+      this.scheduleProbe(this.prober.start());
+    } else if (this.probeTimer) {
+      this.probeTimer.cancel();
+      this.probeTimer = null;
+      this.probeAt = null;
+    }
+    this.apply(dead ? this._arbiter.processExit() : this._arbiter.processStart());
+  }
+
+  // ---- which agent runs in the pane ----------------------------------------------------------
+
+  /** Takes the prober's events and keeps one timer for its next probe. */
+  private scheduleProbe(step: ProberStep): void {
+    if (!this.probed || this.disposed) return;
+    for (const e of step.events) this.onProberEvent(e);
+    if (step.probeAt === this.probeAt && this.probeTimer) return; // the per-output call stays cheap
+    this.probeTimer?.cancel();
+    this.probeTimer = null;
+    this.probeAt = step.probeAt;
+    if (step.probeAt === null || this._dead) return;
+    this.probeTimer = this.host.clock.after(Math.max(0, step.probeAt - this.host.clock.now()), () => {
+      this.probeTimer = null;
+      this.probeAt = null;
+      if (!this.prober.beginProbe()) return this.scheduleProbe(this.prober.step());
+      this.host.probe(this.panePid).then(
+        (id) => this.scheduleProbe(this.prober.probeResult(id)),
+        () => this.scheduleProbe(this.prober.probeFailed()),
+      );
+    });
+  }
+
+  private onProberEvent(e: ProberEvent): void {
+    if (e.type === 'agent-start') {
+      if (e.agent === this._arbiter.agent) return;
+      this.host.log('info', `${this._name}: ${e.agent} is running (${e.why})`);
+      this.newAgent(e.agent, true);
+      this.scheduleEval();
+      this.host.changed(this);
+    } else if (e.type === 'agent-exit') {
+      if (this._agent === 'unknown') return;
+      this.host.log('info', `${this._name}: ${this._agent} left the pane (${e.reason}); it is a terminal again`);
+      this.newAgent('unknown', false);
+      this.host.changed(this);
+    }
+  }
+
+  private newAgent(agent: string, grace: boolean): void {
+    this._agent = agent;
+    this._arbiter = new Arbiter({ agent, clock: this.host.clock.now });
+    this._mirror?.clearOsc();
+    this.apply(this._arbiter.processStart({ grace }));
+  }
+
+  // ---- state ---------------------------------------------------------------------------------
+
+  /**
+   * Output is coalesced: the first output after a quiet spell is judged at once (a dialog's
+   * light should not wait), a stream of output at most every EVAL_COALESCE_MS.
+   */
+  scheduleEval(): void {
+    if (this.evalTimer || this.disposed) return;
+    const wait = Math.max(2, this.lastEvalAt + EVAL_COALESCE_MS - this.host.clock.now());
+    this.evalTimer = this.host.clock.after(wait, () => {
+      this.evalTimer = null;
+      this.lastEvalAt = this.host.clock.now();
+      this.evaluate();
+    });
+  }
+
+  private evaluate(): void {
+    const mirror = this._mirror;
+    if (this._dead || !mirror || this._seeding || this.disposed) return;
+    if (!mirror.isFlushed) {
+      void mirror.flushed().then(() => this.scheduleEval());
+      return;
+    }
+    const loaded = this.host.manifest(this._agent);
+    if (!loaded) return; // no rules for this program: its state stays unknown
+    const snap = mirror.snapshot();
+    const det = detectSnapshot(loaded, snap);
+    if (det.skip) return;
+    this._lastDetection = { at: this.host.clock.now(), result: det, manifest: { source: loaded.source, path: loaded.path, version: loaded.version } };
+    // A blank screen tells nothing (an agent still loading: opencode resuming a long session
+    // draws nothing for seconds). The idle fallback would call it idle and let a message in.
+    const blank = det.fallbackReason && snap.rows.every((r) => r.trim() === '');
+    this.apply(
+      this._arbiter.screen({
+        state: blank ? 'unknown' : det.state,
+        visibleIdle: det.visibleIdle,
+        visibleBlocker: det.visibleBlocker,
+        visibleWorking: det.visibleWorking,
+        skipStateUpdate: det.skipStateUpdate,
+        hash: String(mirror.fingerprint()),
+        hasIdleRules: det.hasIdleRules,
+        fallback: !blank && det.fallbackReason !== null && det.fallbackReason !== undefined,
+        rule: det.rule ?? undefined,
+      }),
+    );
+  }
+
+  /** A hook event, mapped to a fact. */
+  hookFact(fact: HookFact): void {
+    this.apply(this._arbiter.hookFact(fact));
+  }
+
+  /** The user has looked at the window (docs/state-rules.md: seen). */
+  seen(): void {
+    this.apply(this._arbiter.seen());
+  }
+
+  /** The conversation the launch named (`--resume ID`), or one guessed for it. */
+  setConversation(id: string, from: 'launch' | 'guess'): void {
+    this.apply(this._arbiter.setLaunchConversation(id, from));
+  }
+
+  setNote(note: string): void {
+    this._note = note;
+  }
+
+  /** Takes the arbiter's answer: the state, and the one timer for its next deadline. */
+  apply(update: ArbiterUpdate): void {
+    if (this.disposed) return;
+    this.stateTimer?.cancel();
+    this.stateTimer = null;
+    if (update.deadline !== null) {
+      this.stateTimer = this.host.clock.after(Math.max(0, update.deadline - this.host.clock.now()) + 1, () => {
+        this.stateTimer = null;
+        this.apply(this._arbiter.tick());
+      });
+    }
+    const v = update.view;
+    this._background = v.background;
+    const stateChanged = this._state !== v.state;
+    if (stateChanged) {
+      this._state = v.state;
+      this._stateSince = this.host.clock.now();
+    }
+    this.host.settled(this, { stateChanged, change: update.change !== null });
+  }
+
+  /** Ends every timer and the mirror; later lines for the pane are ignored. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.evalTimer?.cancel();
+    this.stateTimer?.cancel();
+    this.probeTimer?.cancel();
+    this.evalTimer = this.stateTimer = this.probeTimer = null;
+    this._mirror?.dispose();
+  }
 }

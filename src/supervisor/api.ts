@@ -2,15 +2,10 @@
 
 import path from 'node:path';
 import { RpcError } from './socket/errors.js';
-import { stripControl } from './socket/sanitize.js';
 import type { SocketServer } from './socket/index.js';
 import type { Supervisor } from './supervisor.js';
 import type { WatchedAgent } from './agent.js';
 import type { ActiveWindow } from './active.js';
-import { callerEnvironment, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
-import { replyText } from '../tmux/client.js';
-import { nerdrBin } from '../paths.js';
-import { command } from '../tmux/quote.js';
 import { MAX_MESSAGE_BYTES } from './messages.js';
 
 export interface AgentRow {
@@ -121,18 +116,8 @@ export function findTarget(sup: Supervisor, target: string): WatchedAgent {
   throw new RpcError('unknown_target', `no agent "${target}"; agents: ${list}`);
 }
 
-/** The environment of a watched agent's pane (product.md "Places and names"). */
-function agentEnv(agent: string, secret: string, socketPath: string): Record<string, string> {
-  return {
-    NERDR_SOCKET: socketPath,
-    NERDR_TAB: secret,
-    NERDR_BIN: nerdrBin,
-    NERDR_AGENT: agent,
-    HERDR_ENV: '1',
-    HERDR_PANE_ID: secret,
-    HERDR_SOCKET_PATH: socketPath,
-    HERDR_BIN_PATH: nerdrBin,
-  };
+function record(v: unknown): Record<string, unknown> {
+  return v && typeof v === 'object' ? (v as Record<string, unknown>) : {};
 }
 
 /** `{path, branch, base}` of `nerdr new --worktree`: an absolute path and two strings, or nothing. */
@@ -260,23 +245,19 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     const a = findTarget(sup, str(p, 'target', true));
     const argv = Array.isArray(p.argv) ? p.argv.map(String) : [];
     if (argv.length === 0) throw new RpcError('invalid_params', 'argv must name a program');
-    const env = p.env && typeof p.env === 'object' ? (p.env as Record<string, string>) : {};
-    const secret = newSecret();
-    const caller = p.callerEnv && typeof p.callerEnv === 'object' ? callerEnvironment(p.callerEnv as Record<string, unknown>) : {};
-    const fullEnv: Record<string, string> = { ...caller, ...agentEnv(a.agent, secret, socketPath), ...env };
-    await sup.runAll(respawnCommands(a.paneId, a.windowId, a.cwd, argv, fullEnv, hashSecret(secret)));
-    a.secretHash = hashSecret(secret);
-    // a new process: the old one's reported conversation, state and metadata go with it
-    sup.restarted(a);
-    const conversation = str(p, 'conversationId');
-    if (conversation) sup.apply(a, a.arbiter.setLaunchConversation(conversation));
-    if (str(p, 'note')) sup.setNote(a, str(p, 'note'));
+    await sup.respawn(a, {
+      argv,
+      env: record(p.env) as Record<string, string>,
+      callerEnv: record(p.callerEnv),
+      conversationId: str(p, 'conversationId'),
+      note: str(p, 'note'),
+    });
     return { target: a.windowId };
   });
 
   server.handle('nerdr.stop-agent', async (params) => {
     const a = findTarget(sup, str(obj(params), 'target', true));
-    await sup.run(command('kill-window', '-t', a.windowId));
+    await sup.closeWindow(a);
     return { target: a.windowId, stopped: true };
   });
 
@@ -322,43 +303,23 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     const agent = str(p, 'agent') || 'unknown';
     const cwd = str(p, 'cwd') || process.env.HOME || '/';
     if (!path.isAbsolute(cwd)) throw new RpcError('invalid_params', 'cwd must be an absolute path');
-    const secret = newSecret();
-    const id = newAgentId();
-    // the caller's environment first; the window's own nerdr variables and the launch's on top
-    const caller = p.callerEnv && typeof p.callerEnv === 'object' ? callerEnvironment(p.callerEnv as Record<string, unknown>) : {};
-    const env: Record<string, string> = watched
-      ? { ...caller, ...agentEnv(agent, secret, socketPath), ...(p.env && typeof p.env === 'object' ? (p.env as Record<string, string>) : {}) }
-      : caller;
-    const userArgs = Array.isArray(p.userArgs) ? p.userArgs.map(String) : [];
-    const index = typeof p.index === 'number' && Number.isInteger(p.index) && p.index >= 0 ? p.index : undefined;
-    const cmds = newWindowCommands({
-      index,
-      userArgs,
+    const conversation = str(p, 'conversationId');
+    const created = await sup.createWindow({
+      index: typeof p.index === 'number' && Number.isInteger(p.index) && p.index >= 0 ? p.index : undefined,
+      userArgs: Array.isArray(p.userArgs) ? p.userArgs.map(String) : [],
       agent,
-      // a line break in a name would split tmux's -F rows: names lose their control characters
-      name: stripControl(str(p, 'name')) || agent,
+      name: str(p, 'name'),
       cwd,
       session: str(p, 'session', true),
       argv,
-      env,
+      callerEnv: record(p.callerEnv),
+      env: record(p.env) as Record<string, string>,
       watched,
-      id,
-      secretHash: hashSecret(secret),
       worktree: worktreeParam(p.worktree),
       setup: setupParam(p.setup),
+      conversation: conversation ? { id: conversation, from: p.conversationFrom === 'guess' ? 'guess' : 'launch' } : null,
+      note: str(p, 'note'),
     });
-    const replies = await new Promise<import('../tmux/client.js').Reply[]>((resolve) => sup.sendLine(cmds, resolve));
-    const failed = replies.find((r) => !r.ok && !r.skipped);
-    if (failed) throw new RpcError('tmux_error', `tmux refused to create the window: ${replyText(failed)}`);
-    const [windowId = '', paneId = ''] = replyText(replies[0]!).trim().split(' ');
-    if (watched) {
-      sup.expectFresh(paneId);
-      await sup.scan();
-      const conversation = str(p, 'conversationId');
-      const a = sup.agents.get(paneId);
-      if (a && conversation) sup.apply(a, a.arbiter.setLaunchConversation(conversation, p.conversationFrom === 'guess' ? 'guess' : 'launch'));
-      if (a && str(p, 'note')) sup.setNote(a, str(p, 'note'));
-    }
-    return { window: windowId, pane: paneId, id, agent };
+    return { window: created.window, pane: created.pane, id: created.id, agent };
   });
 }

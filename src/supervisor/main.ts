@@ -81,6 +81,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   const sup = new Supervisor({ tmuxSocket, log, installLights: loaded.config.lights.auto_install && process.env.NERDR_NO_LIGHTS !== '1' && !existsSync(lightsOffFile()),
     manifests,
     stateDir: files.dir,
+    socketPath: files.socket,
     notify: loaded.config.notify,
   });
   manifests.on('change', (file: string) => {

@@ -6,17 +6,14 @@ import { replyText, type Reply } from '../tmux/client.js';
 import { command, escapeFormat } from '../tmux/quote.js';
 import { tmuxFeatures, type TmuxFeatures } from '../tmux/features.js';
 import { installLights } from '../tmux/status.js';
-import { Mirror } from '../mirror/mirror.js';
-import { buildSeed, resumeAndSnapshotCommands } from '../mirror/seed.js';
-import { detectSnapshot, type ManifestRegistry } from '../detect/index.js';
-import { Arbiter, type ArbiterUpdate, type PersistedFacts } from '../state/index.js';
+import type { ManifestRegistry } from '../detect/index.js';
+import type { ArbiterUpdate } from '../state/index.js';
 import { probePane } from '../detect/procfs.js';
 import type { Identification } from '../detect/identify.js';
-import type { ProberEvent, ProberStep } from '../detect/prober.js';
 import type { Report } from './socket/index.js';
 import { applyHerdrReport, reportError } from './reports.js';
 import { mapHookPayload } from '../integrations/events/index.js';
-import { newWatched, type WatchedAgent } from './agent.js';
+import { WatchedAgent, type WindowHost } from './agent.js';
 import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
 import { LightsWriter } from './lights.js';
 import { lightBgFrom, looksFromOptions, parseShowOptions } from '../looks.js';
@@ -32,6 +29,11 @@ import path from 'node:path';
 import type { Logger } from './log.js';
 import { TmuxCommandError } from '../errors.js';
 import { sleep, systemClock, type Clock, type Timer } from './clock.js';
+import { RpcError } from './socket/errors.js';
+import { stripControl } from './socket/sanitize.js';
+import { callerEnvironment, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
+import { agentEnv, type CreatedWindow, type RespawnSpec, type WindowSpec } from './window-spec.js';
+import { serverFiles } from '../paths.js';
 import { tmuxControlServer, type ControlChannel, type ControlServer } from './channel.js';
 
 export interface SupervisorOptions {
@@ -49,12 +51,11 @@ export interface SupervisorOptions {
   now?: () => number;
   /** Where the control channel comes from; by default a control-mode client on tmuxSocket. */
   control?: ControlServer;
+  /** This supervisor's socket, which the windows' hooks reach (by default the server's usual one). */
+  socketPath?: string;
   /** Which agent a pane's processes are (by default from /proc). */
   probe?: (panePid: number) => Promise<Identification>;
 }
-
-/** Output is coalesced: a screen is evaluated at most this often per pane. */
-const EVAL_COALESCE_MS = 50;
 
 export interface SupervisorEvents {
   /** An agent's state, counts or presence changed. */
@@ -78,8 +79,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   readonly messages: Messenger;
   readonly notifier: Notifier;
   private readonly saver: SessionSaver;
+  /** What every window is given: the channel, the clock, the rules, and where it reports. */
+  private readonly host: WindowHost;
   private stopping = false;
   readonly clock: Clock;
+  private readonly socketPath: string;
   private readonly now: () => number;
   ready = false;
   clientName = '';
@@ -94,6 +98,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     super();
     this.clock = opts.clock ?? (opts.now ? { ...systemClock, now: opts.now } : systemClock);
     this.now = () => this.clock.now();
+    this.socketPath = opts.socketPath ?? serverFiles(opts.tmuxSocket).socket;
     this.control = opts.control ?? tmuxControlServer(opts.tmuxSocket);
     // A light goes out a few ms after the change; redraws stay at most 4 a second.
     this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))), 5, 250, undefined, this.clock);
@@ -115,7 +120,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       agents,
       messages: this.messages,
       run: (cmd) => this.run(cmd),
-      seen: (a) => this.apply(a, a.arbiter.seen()),
+      seen: (a) => a.seen(),
       stopping: () => this.stopping,
       clock: this.clock,
       log: opts.log,
@@ -136,6 +141,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       log: opts.log,
     });
     this.on('change', () => this.saver.schedule());
+    this.host = {
+      clock: this.clock,
+      log: opts.log,
+      manifest: (agent) => this.opts.manifests.get(agent),
+      send: (cmds, done) => this.sendLine(cmds, done),
+      probe: (pid) => (this.opts.probe ?? probePane)(pid),
+      settled: (a, u) => this.settled(a, u),
+      changed: (a) => this.emit('change', a),
+      rescan: () => this.scheduleScan(),
+    };
   }
 
   private get log(): Logger {
@@ -222,7 +237,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   // ---- discovery ---------------------------------------------------------------------
 
-  scheduleScan(): void {
+  private scheduleScan(): void {
     if (this.scanTimer || this.stopping) return;
     this.scanTimer = this.clock.after(30, () => {
       this.scanTimer = null;
@@ -230,42 +245,25 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     });
   }
 
-  async scan(): Promise<void> {
+  private async scan(): Promise<void> {
     const text = await this.run(command('list-panes', '-a', '-F', LIST_PANES_FORMAT));
     const found = parsePaneList(text);
     const seen = new Set<string>();
     const links: string[] = [];
     for (const p of found) {
       seen.add(p.paneId);
-      let a = this.agents.get(p.paneId);
-      if (!a) {
-        a = newWatched(p, this.now);
-        this.agents.set(p.paneId, a);
-        const fresh = this.fresh.delete(p.paneId);
-        this.apply(a, p.dead ? a.arbiter.processExit() : a.arbiter.processStart({ grace: fresh }));
-        if (!fresh && p.facts) this.restoreFacts(a, p.facts);
-        // A window launched as a known agent runs that agent as its pane process, whose death
-        // tmux reports; only `--cmd` windows need to be told apart by their processes.
-        a.probed = p.agent === 'unknown';
-        if (!p.dead && a.probed) this.scheduleProbe(a, a.prober.start());
-        this.log('info', `watching ${p.agent} ${p.windowId} ${p.paneId} "${p.name}"`);
-        if (!p.inHidden) links.push(command('link-window', '-d', '-s', p.windowId, '-t', `=${HIDDEN_SESSION}:`));
-        this.snapshot(a);
-        // a new window is a change even when its state stays unknown (a `--cmd` window): it is saved
-        this.emit('change', a);
-      } else {
-        const moved = a.name !== p.name || JSON.stringify(a.links) !== JSON.stringify(p.links);
-        a.links = p.links;
-        a.name = p.name;
-        a.windowId = p.windowId;
-        if (moved) this.emit('change', a);
-        if (p.dead !== a.dead) this.setDead(a, p.dead, p.deadStatus);
-        // tmux 3.3a sometimes learns an exit status late (helper finding): take it when it comes
-        else if (a.dead && !a.deadStatus && p.deadStatus) {
-          a.deadStatus = p.deadStatus;
-          this.emit('change', a);
-        }
+      const known = this.agents.get(p.paneId);
+      if (known) {
+        known.found(p);
+        continue;
       }
+      const a = new WatchedAgent(p, this.host);
+      this.agents.set(p.paneId, a);
+      this.log('info', `watching ${p.agent} ${p.windowId} ${p.paneId} "${p.name}"`);
+      a.begin({ fresh: this.fresh.delete(p.paneId), facts: p.facts });
+      if (!p.inHidden) links.push(command('link-window', '-d', '-s', p.windowId, '-t', `=${HIDDEN_SESSION}:`));
+      // a new window is a change even when its state stays unknown (a `--cmd` window): it is saved
+      this.emit('change', a);
     }
     for (const line of links) this.sendLine([line], () => undefined);
     for (const [pane, a] of this.agents) {
@@ -275,21 +273,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
   }
 
-  /** An agent that was running before this supervisor: take back what the last one knew. */
-  private restoreFacts(a: WatchedAgent, json: string): void {
-    try {
-      const facts = JSON.parse(json) as PersistedFacts;
-      if (facts && facts.v === 1) this.apply(a, a.arbiter.restoreFacts(facts));
-    } catch {
-      this.log('warn', `${a.name}: unreadable @nerdr_facts, starting from the screen alone`);
-    }
-  }
-
   private forget(a: WatchedAgent): void {
-    a.probeTimer?.cancel();
-    a.evalTimer?.cancel();
-    a.stateTimer?.cancel();
-    a.mirror?.dispose();
+    a.dispose();
     this.messages.forget(a);
     this.notifier.forget(a.windowId);
     this.agents.delete(a.paneId);
@@ -297,38 +282,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.emit('change', a);
   }
 
-  // ---- mirrors -----------------------------------------------------------------------
-
-  /**
-   * Snapshot-then-stream: output queued before the reply is in the capture, output after it is
-   * new. The line first continues the pane, should tmux have paused it for us (even before we
-   * knew the pane), so no mirror is seeded from a pane whose output then stays withheld.
-   */
-  snapshot(a: WatchedAgent): void {
-    a.seeding = true;
-    const p = a.paneId;
-    this.sendLine(resumeAndSnapshotCommands(p), (replies) => {
-      const r = replies.slice(1);
-      if (this.agents.get(p) !== a) return;
-      a.seeding = false;
-      if (r.length < 4 || r.some((x) => !x.ok)) {
-        this.scheduleScan();
-        return;
-      }
-      const seed = buildSeed(r.map((x) => x.lines));
-      if (!a.mirror) a.mirror = new Mirror(seed.cols, seed.rows);
-      a.mirror.seed(seed);
-      this.scheduleEval(a);
-    });
-  }
+  // ---- routing -------------------------------------------------------------------------
 
   private onOutput(pane: string, data: Buffer): void {
-    const a = this.agents.get(pane);
-    if (!a || a.seeding || !a.mirror) return;
-    a.lastOutputAt = this.now();
-    if (a.mirror.write(data)) this.snapshot(a);
-    else this.scheduleEval(a);
-    if (a.probed) this.scheduleProbe(a, a.prober.output());
+    this.agents.get(pane)?.output(data);
   }
 
   private onNotification(name: string, args: string): void {
@@ -339,15 +296,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         const a = this.agents.get(args.trim());
         if (!a) break;
         this.log('info', `${a.name} (${a.paneId}): tmux paused its output (the supervisor fell behind); continued and re-seeded`);
-        this.snapshot(a);
+        a.snapshot();
         break;
       }
       case 'layout-change': {
         const [win, layout = ''] = args.split(' ');
         for (const [pane, size] of parseLayoutSizes(layout)) {
           const a = this.agents.get(pane);
-          if (!a || a.windowId !== win || !a.mirror) continue;
-          if (a.mirror.cols !== size.cols || a.mirror.rows !== size.rows) this.snapshot(a);
+          if (a && a.windowId === win) a.resized(size.cols, size.rows);
         }
         break;
       }
@@ -394,148 +350,20 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (sep < 0) return;
     const head = args.slice(0, sep).split(' ');
     if (head[0] !== 'nerdr-p') return;
-    const a = this.agents.get(head[4] ?? '');
-    if (!a) return;
     const [dead, status = '', inMode, command = ''] = args.slice(sep + 3).split('|');
-    a.inMode = inMode === '1';
-    if (command !== a.lastCommand) {
-      a.lastCommand = command;
-      if (!a.dead) this.scheduleProbe(a, a.prober.foregroundChanged());
-    }
-    if ((dead === '1') !== a.dead) this.setDead(a, dead === '1', status);
-  }
-
-  private setDead(a: WatchedAgent, dead: boolean, status: string): void {
-    a.dead = dead;
-    a.deadStatus = status;
-    this.log('info', `${a.name} (${a.paneId}) ${dead ? `exited (status ${status || '?'})` : 'restarted'}`);
-    if (!dead) {
-      a.generation++;
-      a.mirror?.clearOsc();
-      this.snapshot(a);
-      this.scheduleProbe(a, a.prober.start());
-    } else if (a.probeTimer) {
-      a.probeTimer.cancel();
-      a.probeTimer = null;
-      a.probeAt = null;
-    }
-    this.apply(a, dead ? a.arbiter.processExit() : a.arbiter.processStart());
-  }
-
-  // ---- which agent runs in the pane ---------------------------------------------------------
-
-  /** Takes the prober's events and keeps one timer for its next probe. */
-  private scheduleProbe(a: WatchedAgent, step: ProberStep): void {
-    if (!a.probed) return;
-    for (const e of step.events) this.onProberEvent(a, e);
-    if (step.probeAt === a.probeAt && a.probeTimer) return; // the per-output call stays cheap
-    a.probeTimer?.cancel();
-    a.probeTimer = null;
-    a.probeAt = step.probeAt;
-    if (step.probeAt === null || a.dead || this.stopping) return;
-    a.probeTimer = this.clock.after(Math.max(0, step.probeAt - this.now()), () => {
-      a.probeTimer = null;
-      a.probeAt = null;
-      if (this.agents.get(a.paneId) !== a) return;
-      if (!a.prober.beginProbe()) return this.scheduleProbe(a, a.prober.step());
-      (this.opts.probe ?? probePane)(a.panePid).then(
-        (id) => this.agents.get(a.paneId) === a && this.scheduleProbe(a, a.prober.probeResult(id)),
-        () => this.agents.get(a.paneId) === a && this.scheduleProbe(a, a.prober.probeFailed()),
-      );
-    });
-  }
-
-  private onProberEvent(a: WatchedAgent, e: ProberEvent): void {
-    if (e.type === 'agent-start') {
-      if (e.agent !== a.arbiter.agent) {
-        this.log('info', `${a.name}: ${e.agent} is running (${e.why})`);
-        a.agent = e.agent;
-        a.arbiter = new Arbiter({ agent: e.agent, clock: this.now });
-        a.mirror?.clearOsc();
-        this.apply(a, a.arbiter.processStart({ grace: true }));
-        this.scheduleEval(a);
-        this.emit('change', a);
-      }
-    } else if (e.type === 'agent-exit') {
-      if (a.agent === 'unknown') return;
-      this.log('info', `${a.name}: ${a.agent} left the pane (${e.reason}); it is a terminal again`);
-      a.agent = 'unknown';
-      a.arbiter = new Arbiter({ agent: 'unknown', clock: this.now });
-      a.mirror?.clearOsc();
-      this.apply(a, a.arbiter.processStart({ grace: false }));
-      this.emit('change', a);
-    }
+    this.agents.get(head[4] ?? '')?.paneChanged(dead === '1', status, inMode === '1', command);
   }
 
   // ---- state -------------------------------------------------------------------------
 
-  /**
-   * Output is coalesced: the first output after a quiet spell is judged at once (a dialog's
-   * light should not wait), a stream of output at most every EVAL_COALESCE_MS.
-   */
-  private scheduleEval(a: WatchedAgent): void {
-    if (a.evalTimer) return;
-    const wait = Math.max(2, a.lastEvalAt + EVAL_COALESCE_MS - this.now());
-    a.evalTimer = this.clock.after(wait, () => {
-      a.evalTimer = null;
-      a.lastEvalAt = this.now();
-      this.evaluate(a);
-    });
-  }
-
-  private evaluate(a: WatchedAgent): void {
-    const mirror = a.mirror;
-    if (a.dead || !mirror || a.seeding) return;
-    if (!mirror.isFlushed) {
-      void mirror.flushed().then(() => this.scheduleEval(a));
-      return;
-    }
-    const loaded = this.opts.manifests.get(a.agent);
-    if (!loaded) return; // no rules for this program: its state stays unknown
-    const snap = mirror.snapshot();
-    const det = detectSnapshot(loaded, snap);
-    if (det.skip) return;
-    a.lastDetection = { at: this.now(), result: det, manifest: { source: loaded.source, path: loaded.path, version: loaded.version } };
-    // A blank screen tells nothing (an agent still loading: opencode resuming a long session
-    // draws nothing for seconds). The idle fallback would call it idle and let a message in.
-    const blank = det.fallbackReason && snap.rows.every((r) => r.trim() === '');
-    this.apply(
-      a,
-      a.arbiter.screen({
-        state: blank ? 'unknown' : det.state,
-        visibleIdle: det.visibleIdle,
-        visibleBlocker: det.visibleBlocker,
-        visibleWorking: det.visibleWorking,
-        skipStateUpdate: det.skipStateUpdate,
-        hash: String(mirror.fingerprint()),
-        hasIdleRules: det.hasIdleRules,
-        fallback: !blank && det.fallbackReason !== null && det.fallbackReason !== undefined,
-        rule: det.rule ?? undefined,
-      }),
-    );
-  }
-
-  /** Takes the arbiter's answer: the light, and the one timer for its next deadline. */
-  apply(a: WatchedAgent, update: ArbiterUpdate): void {
-    a.stateTimer?.cancel();
-    a.stateTimer = null;
-    if (update.deadline !== null && !this.stopping) {
-      a.stateTimer = this.clock.after(Math.max(0, update.deadline - this.now()) + 1, () => {
-        a.stateTimer = null;
-        if (this.agents.get(a.paneId) === a) this.apply(a, a.arbiter.tick());
-      });
-    }
-    const v = update.view;
-    a.background = v.background;
-    const changed = a.state !== v.state;
-    if (changed) {
-      a.state = v.state;
-      a.stateSince = this.now();
-      if (v.state === 'done') this.views.schedule();
-      if (v.state === 'done' || v.state === 'blocked') this.announce(a);
+  /** A window took its arbiter's answer: the light, the saved facts, the queue, a notification. */
+  private settled(a: WatchedAgent, u: { stateChanged: boolean; change: boolean }): void {
+    if (u.stateChanged) {
+      if (a.state === 'done') this.views.schedule();
+      if (a.state === 'done' || a.state === 'blocked') this.announce(a);
       this.messages.stateChanged(a);
     }
-    if (update.change) this.emit('change', a);
+    if (u.change) this.emit('change', a);
     this.paint(a);
     this.lights.setOption(a.windowId, '@nerdr_facts', JSON.stringify(a.arbiter.facts()));
   }
@@ -574,7 +402,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   private refreshMode(a: WatchedAgent): void {
     this.sendLine([command('display', '-p', '-t', a.paneId, '#{pane_in_mode}')], ([r]) => {
-      if (r?.ok) a.inMode = r.lines.map((l) => l.toString()).join('').trim() === '1';
+      if (r?.ok) a.modeChanged(r.lines.map((l) => l.toString()).join('').trim() === '1');
       if (!a.inMode) this.messages.tryDeliver(a);
     });
   }
@@ -583,13 +411,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   onHook(a: WatchedAgent, agent: string, event: unknown, hint?: string): void {
     const fact = mapHookPayload(agent, event, hint);
     if (!fact) return;
-    this.apply(a, a.arbiter.hookFact(fact));
+    a.hookFact(fact);
     if (fact.kind === 'prompt-submit' || fact.kind === 'turn-start') this.messages.promptSubmitted(a);
   }
 
   /** A note for `ls`, kept on the window so that it outlives the supervisor. */
   setNote(a: WatchedAgent, note: string): void {
-    a.note = note;
+    a.setNote(note);
     this.log('info', `${a.name}: ${note}`);
     this.lights.setOption(a.windowId, '@nerdr_note', note);
     this.emit('change', a);
@@ -600,29 +428,86 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
    * Throws the RpcError herdr would answer when the report is refused (metadata_token_limit).
    */
   onReport(a: WatchedAgent, r: Report<WatchedAgent>): void {
-    const u = applyHerdrReport(a.arbiter, r);
+    const u: ArbiterUpdate | null = applyHerdrReport(a.arbiter, r);
     if (!u) return;
-    this.apply(a, u);
+    a.apply(u);
     const err = reportError(u);
     if (err) throw err;
   }
 
-  /**
-   * The pane's program was replaced (`nerdr.respawn`): a new process, a new owner of the
-   * conversation. Marked alive here, so the dead → alive change tmux shows later is no second start.
-   */
-  restarted(a: WatchedAgent): void {
-    this.setDead(a, false, '');
-  }
-
   /** Manifests changed on disk: every screen is judged again by the new rules. */
   reevaluateAll(): void {
-    for (const a of this.agents.values()) this.scheduleEval(a);
+    for (const a of this.agents.values()) a.scheduleEval();
   }
 
-  /** `nerdr new` announces its pane before the window shows up in a scan. */
-  expectFresh(paneId: string): void {
-    this.fresh.add(paneId);
+  // ---- intents: what the socket's methods (and restore) ask for --------------------------------
+
+  /**
+   * Creates a window in `spec.session`: made in _nerdr (so no byte of its output is missed),
+   * tagged, kept on exit, then linked into the user's session without selecting anything there.
+   * A watched window gets a new secret in its environment and is watched before this resolves,
+   * its agent starting with the startup grace. Throws RpcError tmux_error when tmux refuses.
+   */
+  async createWindow(spec: WindowSpec): Promise<CreatedWindow> {
+    const secret = newSecret();
+    const id = newAgentId();
+    // the caller's environment first; the window's own nerdr variables and the launch's on top
+    const caller = callerEnvironment(spec.callerEnv);
+    const env = spec.watched ? { ...caller, ...agentEnv(spec.agent, secret, this.socketPath), ...spec.env } : caller;
+    const cmds = newWindowCommands({
+      index: spec.index,
+      userArgs: spec.userArgs,
+      agent: spec.agent,
+      // a line break in a name would split tmux's -F rows: names lose their control characters
+      name: stripControl(spec.name) || spec.agent,
+      cwd: spec.cwd,
+      session: spec.session,
+      argv: spec.argv,
+      env,
+      watched: spec.watched,
+      id,
+      secretHash: hashSecret(secret),
+      worktree: spec.worktree ?? null,
+      setup: spec.setup ?? null,
+    });
+    const replies = await new Promise<Reply[]>((resolve) => this.sendLine(cmds, resolve));
+    const failed = replies.find((r) => !r.ok && !r.skipped);
+    if (failed) throw new RpcError('tmux_error', `tmux refused to create the window: ${replyText(failed)}`);
+    const [windowId = '', paneId = ''] = replyText(replies[0]!).trim().split(' ');
+    let watched: WatchedAgent | null = null;
+    if (spec.watched) {
+      this.fresh.add(paneId);
+      await this.scan();
+      watched = this.agents.get(paneId) ?? null;
+      if (watched && spec.conversation) this.setConversation(watched, spec.conversation.id, spec.conversation.from);
+      if (watched && spec.note) this.setNote(watched, spec.note);
+    }
+    return { window: windowId, pane: paneId, id, agent: spec.agent, watched };
+  }
+
+  /**
+   * Starts a new program in a watched window's pane (same window, options and pane id), with a
+   * new secret: a new process, so the old one's reported conversation, state and metadata go
+   * with it, and waits tied to the old one end (its generation moves on).
+   */
+  async respawn(a: WatchedAgent, spec: RespawnSpec): Promise<void> {
+    const secret = newSecret();
+    const env = { ...callerEnvironment(spec.callerEnv), ...agentEnv(a.agent, secret, this.socketPath), ...spec.env };
+    await this.runAll(respawnCommands(a.paneId, a.windowId, a.cwd, spec.argv, env, hashSecret(secret)));
+    // marked alive here, so the dead → alive change tmux shows later is no second start
+    a.respawned(hashSecret(secret));
+    if (spec.conversationId) this.setConversation(a, spec.conversationId, 'launch');
+    if (spec.note) this.setNote(a, spec.note);
+  }
+
+  /** The conversation a launch resumes (`--resume ID`), or one guessed for it; hooks may replace it. */
+  setConversation(a: WatchedAgent, id: string, from: 'launch' | 'guess'): void {
+    a.setConversation(id, from);
+  }
+
+  /** Closes a window (`nerdr stop`); the scan that follows forgets it. */
+  async closeWindow(a: WatchedAgent): Promise<void> {
+    await this.run(command('kill-window', '-t', a.windowId));
   }
 
   // ---- the control channel -------------------------------------------------------------
@@ -658,11 +543,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       return;
     }
     this.log('warn', `control client ended (${reason || 'no reason'}); reconnecting`);
-    for (const a of this.agents.values()) a.seeding = false;
+    for (const a of this.agents.values()) a.channelLost();
     await sleep(this.clock, 200);
     try {
       await this.connect();
-      for (const a of this.agents.values()) this.snapshot(a);
+      for (const a of this.agents.values()) a.snapshot();
     } catch (err) {
       this.log('error', `reconnect failed: ${(err as Error).message}`);
       await this.stop();
@@ -675,11 +560,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.scanTimer?.cancel();
     this.views.dispose();
     this.saver.dispose();
-    for (const a of this.agents.values()) {
-      a.probeTimer?.cancel();
-      a.evalTimer?.cancel();
-      a.stateTimer?.cancel();
-    }
+    for (const a of this.agents.values()) a.dispose();
     this.lights.dispose();
     const channel = this.channel;
     if (channel && !channel.closed) {
@@ -692,7 +573,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       await new Promise<void>((resolve) => channel.send(cmds, () => resolve()));
       await channel.close();
     }
-    for (const a of this.agents.values()) a.mirror?.dispose();
     this.emit('exit');
   }
 

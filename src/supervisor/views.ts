@@ -25,6 +25,8 @@ export interface ViewDeps {
 export class ViewWatcher {
   private timer: Timer | null = null;
   private running = false;
+  /** Since when a client has been showing each window (for the one-second rule). */
+  private readonly viewedSince = new Map<WatchedAgent, number>();
 
   constructor(private readonly deps: ViewDeps) {}
 
@@ -55,7 +57,7 @@ export class ViewWatcher {
     const agents = [...this.deps.agents()];
     const interested = agents.filter((a) => a.state === 'done' || this.deps.messages.queue(a).stalledAt !== null);
     if (interested.length === 0) {
-      for (const a of agents) a.viewedSince = null;
+      this.viewedSince.clear();
       return;
     }
     this.running = true;
@@ -74,13 +76,16 @@ export class ViewWatcher {
     }
     const now = this.deps.clock.now();
     let next: number | null = null;
-    for (const a of this.deps.agents()) {
+    const current = [...this.deps.agents()];
+    for (const a of this.viewedSince.keys()) if (!current.includes(a)) this.viewedSince.delete(a);
+    for (const a of current) {
       if (!shown.has(a.windowId)) {
-        a.viewedSince = null;
+        this.viewedSince.delete(a);
         continue;
       }
-      a.viewedSince ??= now;
-      const due = a.viewedSince + SEEN_AFTER_MS;
+      const since = this.viewedSince.get(a) ?? now;
+      this.viewedSince.set(a, since);
+      const due = since + SEEN_AFTER_MS;
       if (now >= due) {
         if (a.state === 'done') this.deps.seen(a);
         this.deps.messages.visited(a);

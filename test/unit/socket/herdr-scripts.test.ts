@@ -4,7 +4,7 @@
 // src/integration/assets), not copied from it. They go through the supervisor's real socket
 // (serveSocket: secret check, seq rules, Supervisor.onReport, the arbiter) or, for the hooks that
 // run `$HERDR_BIN_PATH pane …`, through nerdr's real CLI; the outcome is read back with nerdr.ls,
-// as `nerdr ls` does. No tmux: the window is handed to the supervisor as a scan would.
+// as `nerdr ls` does. No tmux: the supervisor finds the window on a fake control channel (../supervisor/harness.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import type { ManifestRegistry } from '../../../src/detect/index.js';
-import { newWatched, type WatchedAgent } from '../../../src/supervisor/agent.js';
+import type { WatchedAgent } from '../../../src/supervisor/agent.js';
+import { systemClock } from '../../../src/supervisor/clock.js';
+import { startRig, type Rig } from '../supervisor/harness.js';
 import type { AgentRow } from '../../../src/supervisor/api.js';
 import { hashSecret } from '../../../src/supervisor/create.js';
 import { serveSocket } from '../../../src/supervisor/main.js';
@@ -25,6 +27,7 @@ const SECRET = 'pane-secret-for-herdr-scripts-01';
 const PKG_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 interface Win {
+  rig: Rig;
   sup: Supervisor;
   a: WatchedAgent;
   path: string;
@@ -40,42 +43,41 @@ afterEach(async () => {
   process.exitCode = undefined;
   process.env = { ...savedEnv };
   if (win) {
-    await win.sup.stop();
+    await win.rig.done();
     await win.server.close();
     await rm(win.dir, { recursive: true, force: true });
     win = null;
   }
 });
 
+/** No rules for any agent: the screen leaves the state to the reports. */
+const NO_RULES = { get: () => undefined } as unknown as ManifestRegistry;
+
 /** A watched window running `agent`, its screen an idle prompt, served on a real socket. */
-async function windowFor(agent: string): Promise<Win> {
+async function windowFor(agent: string, secret = SECRET): Promise<Win> {
   const dir = await mkdtemp(join(tmpdir(), 'nerdr-herdr-scripts-'));
-  const sup = new Supervisor({ tmuxSocket: join(dir, 'no-tmux.sock'), log: () => undefined, installLights: false, manifests: {} as ManifestRegistry, stateDir: dir });
-  const a = newWatched(
-    {
-      paneId: '%1', windowId: '@1', id: 'a1', agent, dead: false, deadStatus: '', width: 80, height: 24, secretHash: hashSecret(SECRET),
-      cwd: dir, argv: [agent], name: agent, links: [{ session: 'work', sessionId: '$1', index: 1 }], inHidden: true, panePid: 0, facts: '', args: [], note: '',
-    },
-    Date.now,
+  const rig = await startRig(
+    (t) => void t.addPane({ agent, name: agent, argv: [agent], cwd: dir, secretHash: hashSecret(secret), session: 'work', index: 1, pid: 0 }),
+    { clock: systemClock, manifests: NO_RULES },
   );
-  sup.agents.set(a.paneId, a);
-  sup.apply(a, a.arbiter.processStart({ grace: false }));
-  idleScreen(sup, a);
+  const sup = rig.sup;
+  const a = sup.agents.get('%1')!;
+  idleScreen(a);
   const path = join(dir, 'nerdr.sock');
   const server = await serveSocket(sup, path, () => undefined);
-  win = { sup, a, path, server, dir };
+  win = { rig, sup, a, path, server, dir };
   return win;
 }
 
-function idleScreen(sup: Supervisor, a: WatchedAgent): void {
-  sup.apply(a, a.arbiter.screen({ state: 'idle', visibleIdle: true, visibleBlocker: false, visibleWorking: false, skipStateUpdate: false, hash: 'idle-prompt' }));
+function idleScreen(a: WatchedAgent): void {
+  a.apply(a.arbiter.screen({ state: 'idle', visibleIdle: true, visibleBlocker: false, visibleWorking: false, skipStateUpdate: false, hash: 'idle-prompt' }));
 }
 
 /** The agent's process exits and a new one starts in the pane (tmux: dead, then respawned). */
 function newProcess(w: Win): void {
-  w.sup.apply(w.a, w.a.arbiter.processExit());
-  w.sup.apply(w.a, w.a.arbiter.processStart({ grace: false }));
-  idleScreen(w.sup, w.a);
+  w.a.apply(w.a.arbiter.processExit());
+  w.a.apply(w.a.arbiter.processStart({ grace: false }));
+  idleScreen(w.a);
 }
 
 /** One request as the script writes it (u64 seqs as exact JSON numbers). */
@@ -197,8 +199,7 @@ describe('session-only hooks through `$HERDR_BIN_PATH pane report-agent-session`
   });
 
   it('a secret that starts with "-" still reaches the window (hooks pass it first, unquoted by any option)', async () => {
-    const w = await windowFor('qodercli');
-    w.a.secretHash = hashSecret('-Vq8secret-starting-with-dash0');
+    const w = await windowFor('qodercli', '-Vq8secret-starting-with-dash0');
     const code = await cli(w, 'report-agent-session', '-Vq8secret-starting-with-dash0', '--source', 'herdr:qodercli', '--agent', 'qodercli', '--agent-session-id', 'q-dash', '--seq', String(timeNs()));
     expect(code).toBe(0);
     expect((await row(w)).conversationId).toBe('q-dash');

@@ -106,6 +106,8 @@ export interface FakePane {
   pid: number;
   /** The screen, one string per row (plain text). */
   screen: string[];
+  /** The environment new-window or respawn-pane gave the program (-e). */
+  env: Record<string, string>;
   /** Window options set on it (@nerdr_* and the rest), as the last set-option left them. */
   options: Map<string, string>;
 }
@@ -126,6 +128,8 @@ export class FakeTmux {
   /** Every command line the supervisor sent, as lists of commands. */
   readonly lines: string[][] = [];
   private next = 1;
+  /** The window new-window just made: `=_nerdr:` names it for the rest of the line. */
+  private current: FakePane | null = null;
 
   addPane(over: Partial<FakePane> = {}): FakePane {
     const n = this.next++;
@@ -149,6 +153,7 @@ export class FakeTmux {
       height: 24,
       pid: 4000 + n,
       screen: [],
+      env: {},
       options: new Map(),
       ...over,
     };
@@ -232,12 +237,37 @@ export class FakeTmux {
           if (name) this.globals.set(name, value);
           return ok();
         }
-        const p = t ? [...this.panes.values()].find((x) => x.windowId === t || x.paneId === t) : undefined;
+        const p = t === '=_nerdr:' ? this.current ?? undefined : t ? [...this.panes.values()].find((x) => x.windowId === t || x.paneId === t) : undefined;
         if (p && name) {
+          if (name === '@nerdr_agent') p.agent = value;
+          if (name === '@nerdr_secret_hash') p.secretHash = value;
+          if (name === '@nerdr_pane') p.id = value;
+          if (name === '@nerdr_args') p.args = JSON.parse(value) as string[];
           if (unset) p.options.delete(name);
           else p.options.set(name, value);
         }
         return t?.startsWith('@') && !p ? fail(`can't find window: ${t}`) : ok();
+      }
+      case 'new-window': {
+        const p = this.addPane({ name: w[w.indexOf('-n') + 1]!, cwd: w[w.indexOf('-c') + 1]!, agent: '', id: '', secretHash: '', inHidden: true, env: envOf(w) });
+        p.argv = w.slice(w.indexOf('--') + 1);
+        this.panes.delete(p.paneId);
+        this.panes.set(p.paneId, p);
+        this.current = p;
+        return ok(`${p.windowId} ${p.paneId} ${p.pid}`);
+      }
+      case 'respawn-pane': {
+        const p = this.pane(target()!);
+        p.env = envOf(w);
+        p.argv = w.slice(w.indexOf('--') + 1);
+        p.dead = false;
+        return ok();
+      }
+      case 'link-window': {
+        const p = w[w.indexOf('-s') + 1] === '=_nerdr:' ? this.current : this.panes.get(w[w.indexOf('-s') + 1]!) ?? null;
+        const to = target()!;
+        if (p && !to.startsWith('=_nerdr')) p.session = to.replace(/^=/, '').replace(/:.*$/, '');
+        return ok();
       }
       case 'kill-window': {
         const p = this.pane(target()!);
@@ -265,6 +295,16 @@ export class FakeTmux {
       running: async () => true,
     };
   }
+}
+
+function envOf(w: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  w.forEach((x, i) => {
+    if (x !== '-e') return;
+    const [k, ...v] = w[i + 1]!.split('=');
+    env[k!] = v.join('=');
+  });
+  return env;
 }
 
 function rowOf(p: FakePane, session: string, index: number): string {
@@ -328,8 +368,14 @@ export interface Rig {
   done(): Promise<void>;
 }
 
+export interface RigOptions {
+  /** Real time instead of the fake clock (then `wait` is of no use). */
+  clock?: Clock;
+  manifests?: ManifestRegistry;
+}
+
 /** A supervisor on a fake tmux with the given panes; started (connected, first scan done). */
-export async function startRig(setup: (tmux: FakeTmux) => void = () => undefined): Promise<Rig> {
+export async function startRig(setup: (tmux: FakeTmux) => void = () => undefined, opts: RigOptions = {}): Promise<Rig> {
   const tmux = new FakeTmux();
   setup(tmux);
   const time = new FakeTime();
@@ -340,10 +386,10 @@ export async function startRig(setup: (tmux: FakeTmux) => void = () => undefined
     tmuxSocket: path.join(stateDir, 'no-tmux.sock'),
     log: (level, m) => void logs.push(`${level} ${m}`),
     installLights: false,
-    manifests: new ManifestRegistry({ env: {}, extraDirs: [] }),
+    manifests: opts.manifests ?? new ManifestRegistry({ env: {}, extraDirs: [] }),
     stateDir,
     notify: { bell: false, osc: false, desktop: false },
-    clock: time,
+    clock: opts.clock ?? time,
     control: server,
     probe: async () => ({ agent: null }) as never,
   });

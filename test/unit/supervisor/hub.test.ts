@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { hashSecret } from '../../../src/supervisor/create.js';
 import { startRig, settle, type Rig } from './harness.js';
 
 const RULE = '─'.repeat(80);
@@ -214,5 +215,63 @@ describe('saving and restarts', () => {
     expect(rig.channel()).not.toBe(first);
     expect(rig.tmux.lines.slice(-10).flat().some((c) => c.startsWith('capture-pane'))).toBe(true);
     expect(rig.sup.ready).toBe(true);
+  });
+});
+
+describe('intents', () => {
+  const CONV = '6f1c2a7e-0000-4000-8000-00000000c0de';
+
+  it('createWindow: made in _nerdr, tagged and linked; watched, with its conversation and note, before it resolves', async () => {
+    rig = await startRig();
+    const w = await rig.sup.createWindow({
+      agent: 'demo', name: 'api\nx', cwd: '/w', session: 'user', argv: ['demo', '--fast'], userArgs: ['--fast'],
+      callerEnv: { PATH: '/opt/bin', TMUX: '/tmp/x,1,0', NERDR_TAB: 'stale', 'BAD NAME': 'x' }, env: { EXTRA: '1' },
+      watched: true, conversation: { id: CONV, from: 'launch' }, note: 'hello',
+    });
+    expect(w.watched).toBe(rig.sup.agents.get(w.pane));
+    const { name, agent, args, note } = w.watched!;
+    expect({ name, agent, args, note }).toEqual({ name: 'api x', agent: 'demo', args: ['--fast'], note: 'hello' });
+    expect(w.watched!.arbiter.view()).toMatchObject({ conversationId: CONV, conversationFrom: 'launch' });
+    const p = rig.tmux.pane(w.pane);
+    expect(p.session).toBe('user');
+    expect(p.env).toMatchObject({ PATH: '/opt/bin', EXTRA: '1', NERDR_AGENT: 'demo', HERDR_ENV: '1' });
+    expect(p.env.TMUX).toBeUndefined();
+    expect(p.env.NERDR_TAB).not.toBe('stale');
+    expect(hashSecret(p.env.NERDR_TAB!)).toBe(w.watched!.secretHash);
+    expect(p.options.get('@nerdr_note')).toBe(undefined); // written by the lights, a moment later
+    await rig.wait(300);
+    expect(p.options.get('@nerdr_note')).toBe('hello');
+  });
+
+  it('createWindow for a terminal: linked, not watched', async () => {
+    rig = await startRig();
+    const w = await rig.sup.createWindow({ agent: 'unknown', name: 'sh', cwd: '/w', session: 'user', argv: ['sh'], userArgs: [], callerEnv: { A: '1' }, env: { NERDR_X: 'no' }, watched: false });
+    expect(w.watched).toBeNull();
+    expect(rig.sup.agents.size).toBe(0);
+    expect(rig.tmux.pane(w.pane).env).toEqual({ A: '1' });
+    expect(rig.tmux.sent('unlink-window')).toHaveLength(1);
+  });
+
+  it('respawn: a new program with a new secret; waits on the old one end; the conversation it resumes', async () => {
+    rig = await startRig((t) => void t.addPane({ agent: 'claude', screen: IDLE }));
+    const a = rig.sup.agents.get('%1')!;
+    const before = { hash: a.secretHash, generation: a.generation };
+    await rig.sup.respawn(a, { argv: ['claude', '--resume', CONV], callerEnv: {}, env: { HOOKS: 'on' }, conversationId: CONV, note: 'resumed' });
+    const p = rig.tmux.pane('%1');
+    expect(p.argv).toEqual(['claude', '--resume', CONV]);
+    expect(p.env.HOOKS).toBe('on');
+    expect(a.secretHash).not.toBe(before.hash);
+    expect(hashSecret(p.env.NERDR_TAB!)).toBe(a.secretHash);
+    expect(a.generation).toBe(before.generation + 1);
+    expect(a.arbiter.view().conversationId).toBe(CONV);
+    expect(a.note).toBe('resumed');
+  });
+
+  it('closeWindow: tmux closes it and the scan that follows forgets it', async () => {
+    rig = await startRig((t) => void t.addPane());
+    await rig.sup.closeWindow(rig.sup.agents.get('%1')!);
+    rig.channel().notify('window-close', '@1');
+    await rig.wait(50);
+    expect(rig.sup.agents.size).toBe(0);
   });
 });
