@@ -158,8 +158,11 @@ export class AgentRun {
   /** Ends the tmux server (the agent and the supervisor with it) and starts an empty one on the same socket. */
   async restartServer(): Promise<void> {
     await this.remember();
+    const serverPid = Number((await this.tmux('display', '-p', '#{pid}')).stdout.trim());
     await this.tmux('kill-server');
-    const gone = await until(async () => ((await this.tmux('list-sessions')).code !== 0 ? true : undefined), 10_000);
+    // ended means its process is gone: while it exits it still holds the socket, and a new
+    // session started then reaches the dying server ("server exited unexpectedly")
+    const gone = await until(async () => ((await this.tmux('list-sessions')).code !== 0 && !(serverPid > 0 && pidAlive(serverPid)) ? true : undefined), 10_000);
     if (!gone) throw new Error('the tmux server did not end');
     const s = await run('tmux', ['-L', this.socketName, '-f', '/dev/null', 'new-session', '-d', '-s', 'work', '-x', '120', '-y', '40', '-c', this.project, 'sh'], this.env);
     if (s.code !== 0) throw new Error(`tmux new-session failed: ${s.stderr}`);
