@@ -14,6 +14,7 @@ interface Explain extends AgentRow {
     state: string;
     rule: string | null;
     fallbackReason: string | null;
+    blank?: boolean;
     visibleIdle: boolean;
     visibleBlocker: boolean;
     visibleWorking: boolean;
@@ -52,7 +53,8 @@ export function register(program: Command): void {
       const d = e.detection;
       if (!d) out.push('  screen: not evaluated yet (no manifest for this agent, or no screen)');
       else {
-        out.push(`  screen: ${d.state} by ${d.rule ?? `fallback (${d.fallbackReason})`}, ${age(e.now - d.at)} ago${d.skip ? ' (skip: state left as it was)' : ''}`);
+        const by = d.rule ?? (d.blank ? 'nothing: the screen is blank' : `fallback (${d.fallbackReason})`);
+        out.push(`  screen: ${d.state} by ${by}, ${age(e.now - d.at)} ago${d.skip ? ' (skip: state left as it was)' : ''}`);
         const flags = [d.visibleBlocker && 'visible_blocker', d.visibleIdle && 'visible_idle', d.visibleWorking && 'visible_working'].filter(Boolean);
         if (flags.length) out.push(`  visible: ${flags.join(', ')}`);
         if (d.matches.length) out.push(`  matching rules: ${d.matches.map((m) => `${m.id}(${m.state} ${m.priority})`).join(', ')}`);

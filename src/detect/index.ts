@@ -14,6 +14,8 @@
 // hasIdleRules, timings (ms per rule) and disabledRules (rules stopped by the slow-rule guard).
 // detectSnapshot/detectText also set `skip`: true when the screen alone, or screen + OSC, is won by
 // a skip_state_update rule — the caller should then leave the agent's state as it is.
+// detectSnapshot sets `blank` when the screen holds nothing and no rule matched: its state is
+// unknown, not the idle fallback.
 
 import type { ScreenSnapshot } from '../types.js';
 import { evaluate, type DetectionResult } from './evaluate.js';
@@ -40,6 +42,12 @@ export { canonicalAgent, defaultBundledDir, type SourceKind } from './sources.js
 export interface Detection extends DetectionResult {
   /** Leave the published state unchanged this time (a skip rule won with or without the OSC inputs). */
   skip: boolean;
+  /**
+   * The screen is blank and no rule matched: the state is unknown. A blank screen tells nothing
+   * (an agent still loading: opencode resuming a long session draws nothing for seconds); the
+   * idle fallback would call it idle and let a queued message in.
+   */
+  blank: boolean;
 }
 
 export interface OscInputs {
@@ -57,12 +65,14 @@ export function detectText(loaded: LoadedManifest, text: string, osc: OscInputs 
   if (!skip && (oscTitle !== '' || oscProgress !== '') && loaded.manifest.rules.some((r) => r.skipStateUpdate)) {
     skip = evaluate(loaded.manifest, { text }, { guard: loaded.guard }).skipStateUpdate;
   }
-  return { ...full, skip };
+  return { ...full, skip, blank: false };
 }
 
 /** Evaluate the mirror's snapshot (its rows, OSC title and progress). */
 export function detectSnapshot(loaded: LoadedManifest, snapshot: ScreenSnapshot): Detection {
-  return detectText(loaded, snapshotText(snapshot), { oscTitle: snapshot.oscTitle, oscProgress: snapshot.oscProgress });
+  const det = detectText(loaded, snapshotText(snapshot), { oscTitle: snapshot.oscTitle, oscProgress: snapshot.oscProgress });
+  if (det.fallbackReason === null || !snapshot.rows.every((r) => r.trim() === '')) return det;
+  return { ...det, state: 'unknown', blank: true };
 }
 
 /** Evaluate a raw text screen such as a `tmux capture-pane -p` file (CRLF accepted). */

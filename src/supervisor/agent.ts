@@ -370,23 +370,19 @@ export class WatchedAgent {
     }
     const loaded = this.host.manifest(this._agent);
     if (!loaded) return; // no rules for this program: its state stays unknown
-    const snap = mirror.snapshot();
-    const det = detectSnapshot(loaded, snap);
+    const det = detectSnapshot(loaded, mirror.snapshot());
     if (det.skip) return;
     this._lastDetection = { at: this.host.clock.now(), result: det, manifest: { source: loaded.source, path: loaded.path, version: loaded.version } };
-    // A blank screen tells nothing (an agent still loading: opencode resuming a long session
-    // draws nothing for seconds). The idle fallback would call it idle and let a message in.
-    const blank = det.fallbackReason && snap.rows.every((r) => r.trim() === '');
     this.apply(
       this._arbiter.screen({
-        state: blank ? 'unknown' : det.state,
+        state: det.state,
         visibleIdle: det.visibleIdle,
         visibleBlocker: det.visibleBlocker,
         visibleWorking: det.visibleWorking,
         skipStateUpdate: det.skipStateUpdate,
         hash: String(mirror.fingerprint()),
         hasIdleRules: det.hasIdleRules,
-        fallback: !blank && det.fallbackReason !== null && det.fallbackReason !== undefined,
+        fallback: !det.blank && det.fallbackReason !== null,
         rule: det.rule ?? undefined,
       }),
     );

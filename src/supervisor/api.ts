@@ -151,6 +151,7 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
         state: d.result.state,
         rule: d.result.rule,
         fallbackReason: d.result.fallbackReason ?? null,
+        blank: d.result.blank,
         visibleIdle: d.result.visibleIdle,
         visibleBlocker: d.result.visibleBlocker,
         visibleWorking: d.result.visibleWorking,
