@@ -12,6 +12,7 @@ import { QueueWriteError, type QueueStore, type QueuedMessage, type AgentQueue }
 import { RpcError } from './socket/errors.js';
 import type { WatchedAgent } from './agent.js';
 import type { Logger } from './log.js';
+import type { Clock, Timer } from './clock.js';
 import { DEFAULT_ENTER_DELAY_MS, integrationFor } from '../integrations/index.js';
 
 export const CONFIRM_MS = 5000;
@@ -20,14 +21,14 @@ export const MAX_MESSAGE_BYTES = 256 * 1024;
 
 interface InFlight {
   message: QueuedMessage;
-  timer: NodeJS.Timeout | null;
+  timer: Timer | null;
 }
 
 export interface MessengerDeps {
   sendLine(commands: string[], done: (replies: Reply[]) => void): void;
   log: Logger;
   store: QueueStore;
-  now(): number;
+  clock: Clock;
   /** The queue's count or stall changed: repaint the light. */
   changed(a: WatchedAgent): void;
 }
@@ -71,7 +72,7 @@ export class Messenger {
     const why = undeliverable(text);
     if (why !== null) throw new RpcError('invalid_message', `the message cannot be typed in exactly: ${why}`);
     const q = this.queue(a);
-    const m: QueuedMessage = { id: randomBytes(6).toString('hex'), text, queuedAt: this.deps.now() };
+    const m: QueuedMessage = { id: randomBytes(6).toString('hex'), text, queuedAt: this.deps.clock.now() };
     q.messages.push(m);
     try {
       this.deps.store.save(a.id, q);
@@ -116,7 +117,7 @@ export class Messenger {
 
   forget(a: WatchedAgent): void {
     const f = this.inFlight.get(a.id);
-    if (f?.timer) clearTimeout(f.timer);
+    f?.timer?.cancel();
     this.inFlight.delete(a.id);
     this.queues.delete(a.id);
     this.notices.delete(a.id);
@@ -148,7 +149,7 @@ export class Messenger {
             this.deps.log('warn', `${a.name}: paste failed: ${replies.map((x) => x.lines.join(' ')).join(' ')}`);
             return;
           }
-          setTimeout(() => this.pressEnter(a, f), integrationFor(a.agent)?.enterDelayMs ?? DEFAULT_ENTER_DELAY_MS);
+          this.deps.clock.after(integrationFor(a.agent)?.enterDelayMs ?? DEFAULT_ENTER_DELAY_MS, () => this.pressEnter(a, f));
         },
       );
     });
@@ -160,14 +161,14 @@ export class Messenger {
       ? [command('set-buffer', '-b', 'nerdr-cr', '\r'), command('paste-buffer', '-d', '-b', 'nerdr-cr', '-t', a.paneId)]
       : [command('send-keys', '-t', a.paneId, 'Enter')];
     this.deps.sendLine(enter, () => {
-      f.timer = setTimeout(() => this.stalled(a, f), CONFIRM_MS);
+      f.timer = this.deps.clock.after(CONFIRM_MS, () => this.stalled(a, f));
     });
   }
 
   private confirmed(a: WatchedAgent, why: string): void {
     const f = this.inFlight.get(a.id);
     if (!f) return;
-    if (f.timer) clearTimeout(f.timer);
+    f.timer?.cancel();
     this.inFlight.delete(a.id);
     const q = this.queue(a);
     q.messages = q.messages.filter((m) => m.id !== f.message.id);
@@ -183,7 +184,7 @@ export class Messenger {
     // The text did reach the agent's input; whether it was taken is unknown. Pasting it again
     // would type it twice, so it leaves the queue; the rest waits, in order, for the user.
     q.messages = q.messages.filter((m) => m.id !== f.message.id);
-    q.stalledAt = this.deps.now();
+    q.stalledAt = this.deps.clock.now();
     this.persist(a, q);
     this.deps.log('warn', `${a.name}: no response ${CONFIRM_MS / 1000} s after message ${f.message.id}; queue paused until the window is visited`);
     this.deps.changed(a);

@@ -108,7 +108,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       sendLine: (cmds, done) => this.sendLine(cmds, done),
       log: opts.log,
       store: new QueueStore(path.join(opts.stateDir, 'queues')),
-      now: this.now,
+      clock: this.clock,
       changed: (a) => {
         this.paint(a);
         this.emit('change', a);

@@ -114,6 +114,9 @@ export interface FakePane {
 
 export interface FakeClient {
   name: string;
+  /** The client's process (1 unless a test needs a real one) and the session it is attached to. */
+  pid?: number;
+  session?: string;
   control: boolean;
   windowId: string;
   focused: boolean;
@@ -195,9 +198,9 @@ export class FakeTmux {
             .map((c) =>
               format
                 .replace('#{client_name}', c.name)
-                .replace('#{client_pid}', '1')
+                .replace('#{client_pid}', String(c.pid ?? 1))
                 .replace('#{client_control_mode}', c.control ? '1' : '0')
-                .replace('#{session_name}', 'user')
+                .replace('#{session_name}', c.session ?? 'user')
                 .replace('#{window_id}', c.windowId)
                 .replace('#{pane_in_mode}', c.inMode ? '1' : '0')
                 .replace('#{client_flags}', c.focused ? 'attached,focused' : 'attached')

@@ -1,8 +1,10 @@
 // The supervisor on a fake control channel and a fake clock: no tmux is run.
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../../src/supervisor/create.js';
+import { systemClock } from '../../../src/supervisor/clock.js';
 import { startRig, settle, type Rig } from './harness.js';
 
 const RULE = '─'.repeat(80);
@@ -13,6 +15,26 @@ let rig: Rig | null = null;
 afterEach(async () => {
   await rig?.done();
   rig = null;
+});
+
+describe('connecting', () => {
+  it('a control client a crashed supervisor left on _nerdr is ended; a user client is left alone', async () => {
+    const stale = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const user = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const ended = new Promise<NodeJS.Signals | null>((resolve) => stale.on('exit', (_code, signal) => resolve(signal)));
+    try {
+      rig = await startRig((t) => {
+        t.clients.push({ name: 'old-supervisor', control: true, pid: stale.pid!, session: '_nerdr', windowId: '@0', focused: false, inMode: false });
+        t.clients.push({ name: 'user', control: false, pid: user.pid!, session: '_nerdr', windowId: '@0', focused: true, inMode: false });
+      }, { clock: systemClock }); // it waits, in real time, for the process to go
+      expect(await ended).toBe('SIGTERM');
+      expect(user.exitCode).toBeNull();
+      expect(rig.logs.some((l) => l.includes('ending stale control client old-supervisor'))).toBe(true);
+    } finally {
+      stale.kill('SIGKILL');
+      user.kill('SIGKILL');
+    }
+  });
 });
 
 describe('discovery', () => {
@@ -163,14 +185,31 @@ describe('messages', () => {
     const paste = rig.tmux.sent('set-buffer', 'paste-buffer');
     expect(paste[0]).toContain('run the tests');
     expect(paste[1]).toEqual(expect.arrayContaining(['paste-buffer', '-p', '-t', '%1']));
+    expect(rig.tmux.sent('send-keys')).toEqual([]);
     await rig.wait(300);
-    // the Enter delay runs on the Messenger's own timer
-    await vi.waitFor(() => expect(rig!.tmux.sent('send-keys')).toEqual([['send-keys', '-t', '%1', 'Enter']]));
+    expect(rig.tmux.sent('send-keys')).toEqual([['send-keys', '-t', '%1', 'Enter']]);
     expect(rig.sup.messages.queue(a).messages).toHaveLength(1);
     show(rig, '%1', WORKING);
     await rig.wait(300);
     expect(a.state).toBe('working');
     expect(rig.sup.messages.queue(a).messages).toHaveLength(0);
+  });
+
+  it('no response in 5 s: the queue pauses (✉n⏸) until the user visits the window', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    await rig.wait(300);
+    const a = rig.sup.agents.get('%1')!;
+    rig.sup.messages.enqueue(a, 'first');
+    rig.sup.messages.enqueue(a, 'second');
+    await rig.wait(5500);
+    expect(rig.sup.messages.queue(a).stalledAt).not.toBeNull();
+    expect(rig.tmux.pane('%1').options.get('@nerdr_light')).toMatch(/✉1⏸$/);
+    expect(rig.tmux.sent('set-buffer').map((w) => w.at(-1))).toEqual(['first']);
+    rig.tmux.clients.push({ name: 'user-client', control: false, windowId: '@1', focused: true, inMode: false });
+    rig.channel().notify('session-window-changed', '$1 @1');
+    await rig.wait(1500);
+    expect(rig.sup.messages.queue(a).stalledAt).toBeNull();
+    expect(rig.tmux.sent('set-buffer').map((w) => w.at(-1))).toEqual(['first', 'second']);
   });
 
   it('nothing is typed into a working agent; the light shows the queue', async () => {

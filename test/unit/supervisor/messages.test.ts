@@ -28,7 +28,7 @@ function messenger(store: QueueStore) {
     sendLine: (cmds) => void lines.push(cmds),
     log: (level, msg) => void logs.push(`${level} ${msg}`),
     store,
-    now: () => 1,
+    clock: { now: () => 1, after: () => ({ cancel: () => undefined }) },
     changed: () => undefined,
   });
   return { m, lines, logs };
