@@ -23,7 +23,7 @@ import { SessionStore } from '../store/sessions.js';
 import { SessionSaver } from './saver.js';
 import { ViewWatcher } from './views.js';
 import { ActiveWindows, type ActiveWindow } from './active.js';
-import { pidAlive } from '../store/lock.js';
+import { endStaleClients } from './stale.js';
 import { Notifier, type ClientView, type NotifyChannels } from './notify.js';
 import path from 'node:path';
 import type { Logger } from './log.js';
@@ -84,7 +84,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private stopping = false;
   readonly clock: Clock;
   private readonly socketPath: string;
-  private readonly now: () => number;
   ready = false;
   clientName = '';
   clientPid = 0;
@@ -97,7 +96,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   constructor(private readonly opts: SupervisorOptions) {
     super();
     this.clock = opts.clock ?? (opts.now ? { ...systemClock, now: opts.now } : systemClock);
-    this.now = () => this.clock.now();
     this.socketPath = opts.socketPath ?? serverFiles(opts.tmuxSocket).socket;
     this.control = opts.control ?? tmuxControlServer(opts.tmuxSocket);
     // A light goes out a few ms after the change; redraws stay at most 4 a second.
@@ -177,7 +175,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     // tmux 3.2 sizes windows by an unsized control client too (80x24): be ignored while a user's
     // client is attached, and have _nerdr's size while none is
     if (this.tmux.controlClientSized) await this.runAll(['refresh-client -f ignore-size', 'refresh-client -C 160x48']);
-    await this.killStaleClients();
+    await endStaleClients({ run: (c) => this.run(c), me: { name: this.clientName, pid: this.clientPid }, clock: this.clock, log: this.log });
     await this.runAll([
       command('set-option', '-t', `=${HIDDEN_SESSION}:`, 'destroy-unattached', 'off'),
       command('set-option', '-t', `=${HIDDEN_SESSION}:`, 'detach-on-destroy', 'on'),
@@ -202,32 +200,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     ]);
     this.ready = true;
     this.log('info', `connected as ${this.clientName} (pid ${this.clientPid}) to ${this.tmuxVersion}; ${this.agents.size} agent(s)`);
-  }
-
-  /** Control clients on _nerdr left behind by a crashed supervisor (tmux-control-mode.md §9.3). */
-  private async killStaleClients(): Promise<void> {
-    const text = await this.run(command('list-clients', '-F', '#{client_name}\t#{client_pid}\t#{client_control_mode}\t#{session_name}'));
-    for (const line of text.split('\n')) {
-      const [name, pid, control, session] = line.split('\t');
-      if (control !== '1' || session !== HIDDEN_SESSION || name === this.clientName) continue;
-      const p = Number(pid);
-      if (!Number.isInteger(p) || p <= 0 || p === this.clientPid) continue;
-      this.log('warn', `ending stale control client ${name} (pid ${p})`);
-      try {
-        process.kill(p, 'SIGTERM');
-      } catch {
-        continue;
-      }
-      const deadline = this.now() + 1000;
-      while (this.now() < deadline && pidAlive(p)) await sleep(this.clock, 20);
-      if (pidAlive(p)) {
-        try {
-          process.kill(p, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-      }
-    }
   }
 
   async installLights(): Promise<void> {
