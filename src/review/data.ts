@@ -3,7 +3,7 @@
 
 import { existsSync } from 'node:fs';
 import { committedFiles, findRepo, type Repo, type ReviewFile } from './git.js';
-import { checkoutChanges } from './status.js';
+import { checkoutChanges } from '../worktrees/status.js';
 import { readNotes, type ReviewNote } from './notes.js';
 import type { ReviewTarget } from './follow.js';
 

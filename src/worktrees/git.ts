@@ -1,9 +1,7 @@
 // git, run as a program with argument arrays (never a shell), and the few questions nerdr asks
 // it: where a repository is, what changed in a checkout, how far a branch is from its base.
-// Errors carry git's own words. The review panel reads worktreeStatus from here.
+// Errors carry git's own words. A checkout's changed files are in status.ts.
 
-import { readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { execa } from 'execa';
 import { NerdrError } from '../errors.js';
 
@@ -229,92 +227,3 @@ export function parseNumstat(text: string): Map<string, NumStat> {
   return out;
 }
 
-/** `git status --porcelain=v1 -z`: `XY path\0`, and for a rename or copy `XY to\0from\0`. */
-export function parseStatus(text: string): { x: string; y: string; path: string; from: string | null }[] {
-  const out: { x: string; y: string; path: string; from: string | null }[] = [];
-  const parts = text.split('\0');
-  for (let i = 0; i < parts.length; i++) {
-    const rec = parts[i]!;
-    if (rec.length < 4) continue;
-    const x = rec[0]!;
-    const y = rec[1]!;
-    const file = rec.slice(3);
-    let from: string | null = null;
-    if (x === 'R' || x === 'C' || y === 'R' || y === 'C') from = parts[++i] ?? null;
-    out.push({ x, y, path: file, from });
-  }
-  return out;
-}
-
-const COUNT_LIMIT = 8 * 1024 * 1024;
-
-/** Lines of an untracked file; null when binary, too large or unreadable. */
-function countLines(file: string): number | null {
-  try {
-    const st = statSync(file);
-    if (!st.isFile() || st.size > COUNT_LIMIT) return null;
-    const buf = readFileSync(file);
-    if (buf.includes(0)) return null;
-    let n = 0;
-    for (const b of buf) if (b === 10) n++;
-    return buf.length > 0 && buf[buf.length - 1] !== 10 ? n + 1 : n;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The changes in the checkout at `dir`: one entry per file and side (a file staged and changed
- * again shows twice), untracked files one by one, with added/removed lines.
- */
-export async function changedFiles(dir: string): Promise<ChangedFile[]> {
-  const top = (await repoRoot(dir)) ?? dir;
-  const [status, unstaged, staged] = await Promise.all([
-    gitOk(top, ['status', '--porcelain=v1', '-z', '--untracked-files=all'], 'git status'),
-    git(top, ['diff', '--numstat', '-z', '--no-color', '--no-ext-diff']),
-    git(top, ['diff', '--cached', '--numstat', '-z', '--no-color', '--no-ext-diff']),
-  ]);
-  const un = parseNumstat(unstaged.stdout);
-  const st = parseNumstat(staged.stdout);
-  const out: ChangedFile[] = [];
-  for (const e of parseStatus(status)) {
-    if (e.x === '?' && e.y === '?') {
-      const n = countLines(path.join(top, e.path));
-      out.push({ path: e.path, from: null, kind: 'untracked', status: '?', added: n, removed: n === null ? null : 0 });
-      continue;
-    }
-    if (e.x === '!') continue;
-    const conflict = e.x === 'U' || e.y === 'U' || (e.x === 'A' && e.y === 'A') || (e.x === 'D' && e.y === 'D');
-    if (e.x !== ' ' && !conflict) out.push({ path: e.path, from: e.from, kind: 'staged', status: e.x, ...(st.get(e.path) ?? { added: null, removed: null }) });
-    if (e.y !== ' ' || conflict) out.push({ path: e.path, from: null, kind: 'unstaged', status: conflict ? 'U' : e.y, ...(un.get(e.path) ?? { added: null, removed: null }) });
-  }
-  return out;
-}
-
-export interface WorktreeStatus {
-  /** The checkout's top folder. */
-  path: string;
-  /** The branch checked out, or null when detached. */
-  branch: string | null;
-  head: string | null;
-  /** The base compared against (as given), or null. */
-  base: string | null;
-  /** Commits ahead of / behind base; null without a base or when it does not resolve. */
-  ahead: number | null;
-  behind: number | null;
-  files: ChangedFile[];
-  lastCommit: LastCommit | null;
-}
-
-/** Everything the review panel and `nerdr worktree ls` show about one checkout. */
-export async function worktreeStatus(dir: string, base: string | null = null): Promise<WorktreeStatus> {
-  const top = await repoRoot(dir);
-  if (!top) throw new NerdrError(`${dir} is not in a git repository`, 'run it in a git checkout (git init, or git clone)');
-  const [branch, files, last, ab] = await Promise.all([
-    git(top, ['symbolic-ref', '--quiet', '--short', 'HEAD']).then((r) => (r.code === 0 ? r.stdout.trim() || null : null)),
-    changedFiles(top),
-    lastCommit(top),
-    base ? aheadBehind(top, base) : Promise.resolve(null),
-  ]);
-  return { path: top, branch, head: last?.hash ?? null, base, ahead: ab?.ahead ?? null, behind: ab?.behind ?? null, files, lastCommit: last };
-}

@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
 import type { AgentRow } from '../supervisor/api.js';
-import { aheadBehind, branchExists, changedFiles, commitsOnlyOn, currentRef, git, GitError, gitOk, lastCommit, type ChangedFile, type LastCommit } from './git.js';
+import { aheadBehind, branchExists, commitsOnlyOn, currentRef, git, GitError, gitOk, lastCommit, type ChangedFile, type LastCommit } from './git.js';
+import { changedFiles } from './status.js';
 import type { WorktreeRecord } from './registry.js';
 
 export interface WorktreeWindow {

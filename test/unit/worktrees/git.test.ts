@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { aheadBehind, checkBranchName, commitsOnlyOn, mainCheckout, parseGitVersion, parseNumstat, parseStatus, gitVersionOk, worktreeStatus } from '../../../src/worktrees/git.js';
+import { aheadBehind, checkBranchName, commitsOnlyOn, mainCheckout, parseGitVersion, parseNumstat, gitVersionOk } from '../../../src/worktrees/git.js';
+import { worktreeStatus } from '../../../src/worktrees/status.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -34,16 +35,11 @@ describe('git parsers', () => {
     expect(gitVersionOk([3, 0, 0])).toBe(true);
   });
 
-  it('reads numstat renames and binaries, and status renames', () => {
+  it('reads numstat renames and binaries', () => {
     const n = parseNumstat('3\t1\ta.txt\0-\t-\tpic.png\x001\t0\t\0old name\0new\tname\0');
     expect(n.get('a.txt')).toEqual({ added: 3, removed: 1 });
     expect(n.get('pic.png')).toEqual({ added: null, removed: null });
     expect(n.get('new\tname')).toEqual({ added: 1, removed: 0 });
-    expect(parseStatus('R  to\0from\0?? u v\0 M m\0')).toEqual([
-      { x: 'R', y: ' ', path: 'to', from: 'from' },
-      { x: '?', y: '?', path: 'u v', from: null },
-      { x: ' ', y: 'M', path: 'm', from: null },
-    ]);
   });
 });
 

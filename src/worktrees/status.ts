@@ -1,4 +1,4 @@
-// A checkout's changes for the review panel, in two rounds of git: one `git status --porcelain=v2
+// A checkout's changes, for the review panel and the worktree commands, in two rounds of git: one `git status --porcelain=v2
 // --branch` (the files, the branch, its upstream and how far from it) beside the base's
 // ahead/behind; then line counts for only the files listed. A refresh thus walks the tree once:
 // in a repository of 50,000 files a full `git diff --numstat` beside `git status` cost as much
@@ -6,7 +6,8 @@
 
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { aheadBehind, git, parseNumstat, type ChangedFile } from '../worktrees/git.js';
+import { aheadBehind, git, lastCommit, parseNumstat, repoRoot, type ChangedFile, type LastCommit } from './git.js';
+import { NerdrError } from '../errors.js';
 
 export interface StatusEntry {
   x: string;
@@ -153,4 +154,26 @@ export async function checkoutChanges(top: string, base: string | null): Promise
     behind: usingBase ? (ab?.behind ?? null) : s.behind,
     files,
   };
+}
+
+/**
+ * The changes in the checkout at `dir`: one entry per file and side (a file staged and changed
+ * again shows twice), untracked files one by one, with added/removed lines.
+ */
+export async function changedFiles(dir: string): Promise<ChangedFile[]> {
+  return (await checkoutChanges((await repoRoot(dir)) ?? dir, null)).files;
+}
+
+export interface WorktreeStatus extends CheckoutChanges {
+  /** The checkout's top folder. */
+  path: string;
+  lastCommit: LastCommit | null;
+}
+
+/** Everything `nerdr worktree ls` shows about one checkout; ahead/behind `base` when given. */
+export async function worktreeStatus(dir: string, base: string | null = null): Promise<WorktreeStatus> {
+  const top = await repoRoot(dir);
+  if (!top) throw new NerdrError(`${dir} is not in a git repository`, 'run it in a git checkout (git init, or git clone)');
+  const [changes, last] = await Promise.all([checkoutChanges(top, base), lastCommit(top)]);
+  return { path: top, ...changes, lastCommit: last };
 }

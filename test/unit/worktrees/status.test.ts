@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changesOf, parseStatusV2 } from '../../../src/review/status.js';
+import { changesOf, parseStatusV2 } from '../../../src/worktrees/status.js';
 
 const Z = '\0';
 
