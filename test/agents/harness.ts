@@ -218,6 +218,16 @@ export class AgentRun {
     }
   }
 
+  /**
+   * The screen itself shows a dialog (the manifest's blocker is visible). A hook may say blocked
+   * before the agent has drawn its dialog, and a key pressed then is lost: a person answers what
+   * they see, so the suite does too.
+   */
+  async dialogOnScreen(): Promise<boolean> {
+    const d = (await this.explainJson())?.detection as { visibleBlocker?: boolean; state?: string } | null | undefined;
+    return d?.visibleBlocker === true || d?.state === 'blocked';
+  }
+
   async capture(): Promise<Screen> {
     const plain = await this.tmux('capture-pane', '-p', '-t', this.pane);
     const ansi = await this.tmux('capture-pane', '-p', '-e', '-t', this.pane);
@@ -237,14 +247,14 @@ export class AgentRun {
    * Waits until nerdr reports one of `states` for this agent, then saves the screen under
    * `phase`. On timeout: saves the screen anyway and throws with the screen and `nerdr explain`.
    */
-  async expectState(phase: string, states: string[], timeoutMs: number, also?: (row: Row, screen: Screen) => boolean): Promise<Row> {
+  async expectState(phase: string, states: string[], timeoutMs: number, also?: (row: Row, screen: Screen) => boolean | Promise<boolean>): Promise<Row> {
     let last: Row | undefined;
     const hit = await until(async () => {
       last = await this.row();
       if (!last || !states.includes(last.state)) return undefined;
       if (!also) return last;
       const screen = await this.capture();
-      return also(last, screen) ? last : undefined;
+      return (await also(last, screen)) ? last : undefined;
     }, timeoutMs);
     const screen = await this.capture();
     this.save(phase, screen);

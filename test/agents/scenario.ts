@@ -200,7 +200,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
     phase('blocked at the permission prompt', async () => {
       await settle();
       await agent.prompt('Please RUN_BASH now');
-      await agent.expectState('permission', ['blocked'], 20_000);
+      await agent.expectState('permission', ['blocked'], 20_000, () => agent.dialogOnScreen());
     });
 
     phase('working after approval', async () => {
@@ -218,6 +218,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
     phase('blocked at a question', async () => {
       await settle();
       await agent.prompt('ASK_QUESTION please');
+      // not every manifest sees a question dialog (opencode's): the hook's blocked is the answer here
       await agent.expectState('question', ['blocked'], 20_000);
     });
 
@@ -230,7 +231,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
     phase('idle after a permission denied with Esc', async () => {
       await settle();
       await agent.prompt('RUN_BASH again please');
-      await agent.expectState('permission-before-deny', ['blocked'], 20_000);
+      await agent.expectState('permission-before-deny', ['blocked'], 20_000, () => agent.dialogOnScreen());
       await agent.keys(...profile.denyKeys);
       const r = await agent.expectState('after-deny', ['idle', 'done'], 15_000);
       if (r.state === 'done') notes.push(`after deny: done (the state rules say idle: a key press is not a completion); nerdr: ${await why()}`);
