@@ -1,4 +1,5 @@
-// Building the one command line that creates an agent window (tmux-control-mode.md §5.1).
+// Building the one command line that creates an agent window: made, tagged and linked in one
+// line, so tmux runs it whole and no other command (or output) can come between its steps.
 // The window is created in _nerdr (so no byte of its output is missed), tagged, kept on
 // exit, then linked into the user's session without selecting anything there.
 
@@ -6,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { command, escapeFormat } from '../tmux/quote.js';
 import { HIDDEN_SESSION } from './discover.js';
 
-/** Variables a nested agent must not inherit (integration-protocol.md §1.6). */
+/** Variables a nested agent must not inherit: they would make it think it runs inside another agent. */
 export const UNSET_VARS = ['CODEX_THREAD_ID', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'NERDR_AGENT_PARENT'];
 
 /**

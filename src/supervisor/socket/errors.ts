@@ -1,4 +1,4 @@
-// Errors a socket handler can raise, and the codes herdr's clients know (integration-protocol §1.4).
+// Errors a socket handler can raise, and the codes herdr's clients know (docs/socket-protocol.md, "Error codes").
 
 /** An error reply: `{"id", "error": {"code", "message"}}`. Throw it from a handler to choose the code. */
 export class RpcError extends Error {

@@ -1,4 +1,4 @@
-// herdr's report methods (integration-protocol §2.2–2.4): parse and validate params exactly as
+// herdr's report methods (docs/socket-protocol.md, "herdr's reports"): parse and validate params exactly as
 // herdr does. Failures herdr's serde layer would raise reject the whole line (`invalid_request`,
 // id ""); semantic failures (`invalid_agent`) echo the id. Session references that herdr would
 // drop are dropped; conversation ids that look like flags are refused (nerdr's own rule).
@@ -44,7 +44,7 @@ export interface ParsedReport {
   metadata?: MetadataFields;
 }
 
-/** `pane.report_metadata`'s fields (integration-protocol §2.4): display only, never the state. */
+/** `pane.report_metadata`'s fields (docs/socket-protocol.md, `pane.report_metadata`): display only, never the state. */
 export interface MetadataFields {
   /** Canonical label: the metadata shows only while this agent is the window's. */
   agent?: string;

@@ -1,4 +1,4 @@
-// nerdr's socket: JSON lines over a Unix socket, herdr-compatible (integration-protocol §1–2).
+// nerdr's socket: JSON lines over a Unix socket, herdr-compatible (docs/socket-protocol.md).
 //
 // One request per connection: the server reads lines until one parses as a request, answers
 // it and closes — except for streams, which stay open after their first reply and push further
