@@ -166,15 +166,21 @@ export function register(program: Command): void {
         argv = [...spec.command, ...args];
       }
       let cwd = resolveCwd(opts.cwd);
+      const program = opts.cmd !== undefined ? commandProgram(opts.cmd) : null;
+      // the pane would only show "not found" in a dead window; a path is looked up from the
+      // window's folder, as the shell in the pane will
+      const checkProgram = (dir: string): void => {
+        const where = program?.startsWith('~/') ? path.join(os.homedir(), program.slice(2)) : program?.includes('/') ? path.resolve(dir, program) : program;
+        if (program && where && !onPath(where)) {
+          throw new NerdrError(`--cmd: \`${program}\` is not installed here (not on PATH${program.includes('/') ? ', or not an executable file' : ''}); no window was made`, 'install it, or give its full path');
+        }
+      };
+      // before a worktree is made, unless the program is a path inside the window's folder
+      const inFolder = program !== null && program.includes('/') && !program.startsWith('~/') && !path.isAbsolute(program);
+      if (!inFolder) checkProgram(cwd);
       const wt = opts.worktree !== undefined ? await worktreeFor(cwd, opts.worktree, opts.base) : null;
       if (wt) cwd = wt.worktree.path;
-      const program = opts.cmd !== undefined ? commandProgram(opts.cmd) : null;
-      // a path is looked up from the window's folder, as the shell in the pane will
-      const where = program?.startsWith('~/') ? path.join(os.homedir(), program.slice(2)) : program?.includes('/') ? path.resolve(cwd, program) : program;
-      if (program && where && !onPath(where)) {
-        // the pane would only show "not found" in a dead window
-        throw new NerdrError(`--cmd: \`${program}\` is not installed here (not on PATH${program.includes('/') ? ', or not an executable file' : ''}); no window was made`, 'install it, or give its full path');
-      }
+      if (inFolder) checkProgram(cwd);
       let env: Record<string, string> = {};
       let conversationId: string | undefined;
       if (agent !== 'unknown' && agent !== 'demo') {

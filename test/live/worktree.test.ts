@@ -95,6 +95,12 @@ describe.skipIf(!tmuxAvailable)('worktrees', () => {
     expect(taken.stderr).toContain(`the branch main is checked out at ${repo} already`);
     const base = await nerdrIn(repo, 'new', '-d', '--worktree', 'y', '--base', 'no-such-ref', '--cmd', 'exec sleep 300');
     expect(base.stderr).toMatch(/--base no-such-ref is not a commit in/);
+    // a --cmd program that is not there: refused before any worktree or branch is made
+    const missing = await nerdrIn(repo, 'new', '-d', '--worktree', 'never-made', '--cmd', 'no-such-program-xyz --flag');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/`no-such-program-xyz` is not installed here .*no window was made/);
+    expect(existsSync(path.join(wtRoot, 'never-made'))).toBe(false);
+    expect(git(repo, 'branch', '--list', 'never-made').trim()).toBe('');
     expect((await env.lsJson()).length).toBe(before);
   });
 
