@@ -3,13 +3,12 @@
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { serverFiles, stateDir } from '../paths.js';
-import { listAgents } from '../extras/agents.js';
 import { request } from '../supervisor/socket/index.js';
 import type { AgentRow } from '../supervisor/api.js';
 import { checkGitVersion, mainCheckout } from '../worktrees/git.js';
 import { WorktreeRegistry, type WorktreeRecord } from '../worktrees/registry.js';
 import { describeWorktree, mergeWorktree, removalProblems, removeWorktree, windowsIn } from '../worktrees/manage.js';
-import { globalOpts } from './context.js';
+import { call, tmuxSocket } from './context.js';
 import { printJson, table } from './print.js';
 import { age } from '../looks.js';
 
@@ -17,11 +16,21 @@ function registry(): WorktreeRegistry {
   return new WorktreeRegistry(stateDir());
 }
 
-/** The agent rows of this tmux server, or none when no supervisor (or no tmux) answers. */
+/**
+ * The agent rows of this tmux server: asked of its supervisor, which is started again when the
+ * server has nerdr windows but none answers (a crashed one must not hide an agent from `rm`).
+ * None outside tmux (no server named) or on a server without nerdr windows.
+ */
 async function agents(cmd: Command): Promise<{ sock: string | null; rows: AgentRow[] }> {
-  const g = globalOpts(cmd);
-  const listed = await listAgents({ name: g.L, socket: g.S });
-  return { sock: listed?.sock ?? null, rows: listed?.agents ?? [] };
+  let sock: string;
+  try {
+    sock = await tmuxSocket(cmd, { mustRun: false });
+  } catch (err) {
+    if (err instanceof NerdrError) return { sock: null, rows: [] };
+    throw err;
+  }
+  const r = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls', {}, { whenNone: () => ({ agents: [] }) });
+  return { sock, rows: r.agents };
 }
 
 async function find(name: string): Promise<WorktreeRecord> {

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpath
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
+import { pidAlive, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
 
 const HOSTILE = `x#{window_id}#S;'q"$(touch\${IFS}pwned)`;
 
@@ -176,6 +176,11 @@ describe.skipIf(!tmuxAvailable)('worktrees', () => {
 
   it('worktree rm refuses, naming what would be lost; --force stops the window and removes it, keeping the branch', async () => {
     const where = path.join(wtRoot, 'feat-one');
+    // a supervisor that died must not hide the agent still running in the worktree
+    const sup = await env.supervisorPid();
+    expect(sup).not.toBeNull();
+    process.kill(sup!, 'SIGKILL');
+    await waitFor(() => !pidAlive(sup!), { what: 'the supervisor to be gone' });
     const r = await env.nerdrWith(['worktree', 'rm', 'feat-one'], { cwd: repo });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/not removing feat-one/);
