@@ -7,6 +7,7 @@ import type { Supervisor } from './supervisor.js';
 import type { WatchedAgent } from './agent.js';
 import type { ActiveWindow } from './active.js';
 import { MAX_MESSAGE_BYTES } from './messages.js';
+import type { Timer } from './clock.js';
 
 export interface AgentRow {
   /** Working only because subagents or background tasks still run. */
@@ -171,13 +172,13 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
   server.handle('nerdr.subscribe', async (params, ctx) => {
     const stream = ctx.stream();
     const follow = obj(params).active === true;
-    let timer: NodeJS.Timeout | null = null;
+    let timer: Timer | null = null;
     const push = (): void => {
       timer = null;
       if (!stream.event('agents', { agents: [...sup.agents.values()].map((a) => agentRow(a, sup)) })) stop();
     };
     const onChange = (): void => {
-      timer ??= setTimeout(push, 100);
+      timer ??= sup.clock.after(100, push);
     };
     const onActive = (list: ActiveWindow[]): void => {
       if (!stream.event('active', { active: list })) stop();
@@ -187,7 +188,7 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
       if (stopped) return;
       stopped = true;
       sup.off('change', onChange);
-      if (timer) clearTimeout(timer);
+      timer?.cancel();
       if (follow) {
         sup.off('active', onActive);
         sup.active.release();
@@ -220,10 +221,10 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     const generation = a.generation;
     const row = () => agentRow(a, sup);
     return new Promise((resolve, reject) => {
-      let timer: NodeJS.Timeout | null = null;
+      let timer: Timer | null = null;
       const done = (fn: () => void): void => {
         sup.off('change', check);
-        if (timer) clearTimeout(timer);
+        timer?.cancel();
         fn();
       };
       const check = (): void => {
@@ -234,7 +235,7 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
       };
       sup.on('change', check);
       ctx.signal.addEventListener('abort', () => done(() => reject(new RpcError('aborted', 'the client went away'))));
-      if (timeoutMs) timer = setTimeout(() => done(() => reject(new RpcError('timeout', `timed out after ${timeoutMs / 1000} s; ${a.name} is ${a.state}`))), timeoutMs);
+      if (timeoutMs) timer = sup.clock.after(timeoutMs, () => done(() => reject(new RpcError('timeout', `timed out after ${timeoutMs / 1000} s; ${a.name} is ${a.state}`))));
       check();
     });
   });
@@ -292,7 +293,8 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
   }));
 
   server.handle('nerdr.stop', () => {
-    setTimeout(() => void sup.stop(), 10);
+    // after the answer is on its way
+    sup.clock.after(10, () => void sup.stop());
     return { stopping: true };
   });
 
