@@ -87,7 +87,9 @@ describe.skipIf(!tmuxAvailable)('ControlClient when the reader falls behind', ()
       writeFileSync(path.join(dir, 'end'), '');
       return;
     }
-    expect(c.nudges).toBeGreaterThan(nudgesBefore);
+    // whether the client had to nudge tmux (stall.ts) or other writes woke it first depends on the
+    // machine's load too; the nudge rule itself is tested with a clock in stall.test.ts
+    console.log(`${paused.size} pane(s) paused; the client nudged tmux ${c.nudges - nudgesBefore} time(s)`);
 
     // continuing them brings their output back
     const since = Date.now();
