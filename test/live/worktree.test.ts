@@ -21,7 +21,8 @@ describe.skipIf(!tmuxAvailable)('worktrees', () => {
   const nerdrIn = (cwd: string, ...args: string[]) => env.nerdrWith(args, { cwd });
   const row = async (name: string): Promise<AgentRowLike | undefined> => (await env.lsJson()).find((r) => r.name === name);
   const config = (text: string) => writeFileSync(path.join(env.configDir, 'config.toml'), text);
-  const screen = async (win: string) => env.tmuxOk('capture-pane', '-p', '-J', '-t', win);
+  // tmux before 3.3 keeps a joined line's trailing blanks (-J): lines are compared without them
+  const screen = async (win: string) => (await env.tmuxOk('capture-pane', '-p', '-J', '-t', win)).replace(/[ \t]+$/gm, '');
 
   beforeAll(async () => {
     env = await startLiveEnv();
