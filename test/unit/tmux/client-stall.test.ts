@@ -9,7 +9,8 @@ import { ControlClient, replyText } from '../../../src/tmux/client.js';
 import { command } from '../../../src/tmux/quote.js';
 import { startServer, tmuxAvailable, waitFor, type PrivateServer } from './helpers.js';
 
-// coloured lines until <dir>/end exists (30 s and 100 MB at most), then nothing
+// coloured lines until <dir>/end exists (90 s and 300 MB at most: longer than three stalls and
+// their waits, so a pane never stops on its own while the test accounts for it), then nothing
 const FLOODER = `
 const fs = require('node:fs');
 const end = process.argv[2] + '/end';
@@ -22,7 +23,7 @@ function pump() {
     sent += s.length;
     process.stdout.write(s);
   }
-  if (!fs.existsSync(end) && Date.now() - started < 30000 && sent < 100e6) setImmediate(pump);
+  if (!fs.existsSync(end) && Date.now() - started < 90000 && sent < 300e6) setImmediate(pump);
   else setInterval(() => undefined, 1 << 30);
 }
 pump();
