@@ -5,11 +5,11 @@
 // Taking it: write our own token file, then link(2) it to the lock path: atomic, fails with
 // EEXIST while someone holds it (O_EXCL semantics that also hold on NFS). The lock file holds
 // "<pid> <token> <time>". A lock whose pid is gone (same host) or that is older than `staleMs`
-// is taken over: it is renamed to a private name, and only if the renamed file is still the
-// stale one we judged do we drop it; otherwise (we raced and caught a fresh lock) it is linked
-// back. Waiting is a short retry loop with a deadline.
+// is taken over, one process at a time (a `<file>.takeover` guard, taken the same way): under
+// the guard it is removed only if it is still the one judged stale, and then every contender
+// links again, one winning. Waiting is a short retry loop with a deadline.
 
-import { linkSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -60,6 +60,8 @@ export class LockTimeoutError extends Error {
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/** A takeover takes microseconds: a guard this old was left by a process that died in one. */
+const GUARD_STALE_MS = 5000;
 
 function pause(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
@@ -128,7 +130,7 @@ export function acquire(file: string, opts: LockOptions = {}): () => void {
       }
       const held = readLock(file);
       if (held !== undefined && isStale(file, held, staleMs)) {
-        takeOver(file, held, token);
+        if (!takeOver(file, held, mine, content)) pause(1);
         continue;
       }
       if (Date.now() >= deadline) throw new LockTimeoutError(file, (held ?? '').trim());
@@ -157,24 +159,39 @@ export function acquire(file: string, opts: LockOptions = {}): () => void {
   };
 }
 
-function takeOver(file: string, judged: string, token: string): void {
-  const aside = `${file}.stale-${process.pid}-${token}`;
+/**
+ * Removes a stale lock, one process at a time: the takeover itself is guarded by `<file>.takeover`
+ * (taken by link(2) like the lock), so two processes that judged the same lock stale cannot
+ * remove each other's fresh one. Under the guard, the file is removed only if it is still the
+ * one judged stale. Returns false when another process holds the guard (wait, then look again).
+ */
+function takeOver(file: string, judged: string, mine: string, content: string): boolean {
+  const guard = `${file}.takeover`;
   try {
-    renameSync(file, aside);
-  } catch {
-    return; // someone else took it over first
+    linkSync(mine, guard);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // a guard left by a process that died during its takeover
+    const g = readLock(guard);
+    if (g !== undefined && isStale(guard, g, GUARD_STALE_MS)) {
+      try {
+        if (readLock(guard) === g) unlinkSync(guard);
+      } catch {
+        /* gone */
+      }
+    }
+    return false;
   }
-  if (readLock(aside) !== judged) {
-    // we caught a fresh lock in the race: put it back unless another holder exists already
+  try {
+    if (readLock(file) === judged) unlinkSync(file);
+  } catch {
+    /* gone: someone's release, or a takeover before ours */
+  } finally {
     try {
-      linkSync(aside, file);
+      if (readLock(guard) === content) unlinkSync(guard);
     } catch {
-      /* a newer holder; the one we caught loses its file but keeps running to completion */
+      /* gone */
     }
   }
-  try {
-    unlinkSync(aside);
-  } catch {
-    /* gone */
-  }
+  return true;
 }
