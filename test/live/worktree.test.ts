@@ -140,10 +140,11 @@ describe.skipIf(!tmuxAvailable)('worktrees', () => {
     const r = await nerdrIn(repo, 'new', '-d', '--worktree', 'bad-setup', '--cmd', 'exec sleep 300');
     expect(r.code, r.stderr).toBe(0);
     const win = r.stdout.trim();
+    // the status can follow the exit by a scan (tmux may list the pane dead before its status)
     const a = await waitFor(async () => {
       const x = await row('bad-setup');
-      return x?.state === 'exited' && x;
-    }, { what: 'the window to show the setup exited' });
+      return x?.state === 'exited' && x.exitStatus && x;
+    }, { what: 'the window to show the setup exited, with its status' });
     expect(a.exitStatus).toBe('3');
     const text = await screen(win);
     expect(text).toMatch(/^BROKEN-SETUP$/m);
