@@ -33,8 +33,9 @@
 //    subagent count once it is back. Target 0 lost.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { writeSpoolFile } from '../dist/supervisor/spool.js';
 import { BenchServer, FIXTURES, NERDR_BIN, StatePoller, alive, flags, line, load, median, nowMs, num, printJson, round, sleep, summary, verdict } from './lib.js';
 
 const f = flags();
@@ -198,9 +199,7 @@ async function main() {
       let time = BigInt(Date.now()) * 1_000_000n;
       if (time <= last) time = last + 1n;
       last = time;
-      const name = `${time}.${String(++n).padStart(10, '0')}-${process.pid}`;
-      writeFileSync(path.join(spool, `.${name}`), `nerdr-spool 1\nsecret ${w.env.NERDR_TAB}\nagent claude\nevent \ntime ${time}\n\n${JSON.stringify(ev)}`, { mode: 0o600 });
-      renameSync(path.join(spool, `.${name}`), path.join(spool, `${name}.hook`));
+      writeSpoolFile(spool, { secret: w.env.NERDR_TAB, agent: 'claude', timeNs: time, seq: ++n, payload: JSON.stringify(ev) });
     };
     const b0 = Date.now();
     const ticks = seqs[0].length;

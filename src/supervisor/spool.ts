@@ -17,7 +17,7 @@
 
 import { watch, type FSWatcher } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodePayload, MAX_PAYLOAD_BYTES } from '../integrations/payload.js';
 import { authenticateHook } from './socket/hook-params.js';
@@ -84,6 +84,18 @@ export function parseSpoolFile(name: string, buf: Buffer, btimeSec: number | nul
 }
 
 /** The temporary name a writer used for a spool file (`.` + the name without `.hook`). Pure. */
+/**
+ * An in-process writer of the spool format (as the opencode plugin writes it; the bench and the
+ * tests use this one): one file, written under its temporary dot-name and renamed into place.
+ * `seq` orders events of the same nanosecond. Returns the file's name.
+ */
+export function writeSpoolFile(dir: string, e: { secret: string; agent: string; event?: string; timeNs: bigint; seq: number; payload: string }): string {
+  const name = `${e.timeNs}.${String(e.seq).padStart(10, '0')}-${process.pid}`;
+  writeFileSync(path.join(dir, `.${name}`), `${SPOOL_MAGIC}\nsecret ${e.secret}\nagent ${e.agent}\nevent ${e.event ?? ''}\ntime ${e.timeNs}\n\n${e.payload}`, { mode: 0o600 });
+  renameSync(path.join(dir, `.${name}`), path.join(dir, `${name}.hook`));
+  return `${name}.hook`;
+}
+
 export function tempNameOf(name: string): string {
   return `.${name.replace(/\.hook$/, '')}`;
 }

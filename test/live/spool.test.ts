@@ -10,13 +10,14 @@
 //    window's order was kept (each pair SubagentStart/SubagentStop of one id cancels out only in
 //    that order, and the turn's Stop makes the window done only when it comes last).
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, paneEnv, pidAlive, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
 import { SHARED_FIXTURES } from '../shared-fixtures.js';
 import { serverFiles } from '../../src/paths.js';
 import { spoolCheck } from '../../src/cli/doctor-spool.js';
+import { writeSpoolFile } from '../../src/supervisor/spool.js';
 
 const FAKE = path.join(REPO_ROOT, 'test', 'live', 'helpers', 'fake-agent.js');
 const IDLE = path.join(SHARED_FIXTURES, 'screens', 'claude', '01-startup-idle.ansi.txt');
@@ -207,9 +208,7 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('the hook spool, live', () => {
       let time = BigInt(Date.now()) * 1_000_000n;
       if (time <= last) time = last + 1n;
       last = time;
-      const name = `${time}.${String(++n).padStart(10, '0')}-${process.pid}`;
-      writeFileSync(path.join(spool, `.${name}`), `nerdr-spool 1\nsecret ${w.env.NERDR_TAB}\nagent claude\nevent \ntime ${time}\n\n${JSON.stringify(ev)}`, { mode: 0o600 });
-      renameSync(path.join(spool, `.${name}`), path.join(spool, `${name}.hook`));
+      writeSpoolFile(spool, { secret: w.env.NERDR_TAB!, agent: 'claude', timeNs: time, seq: ++n, payload: JSON.stringify(ev) });
     };
     const t0 = Date.now();
     for (let tick = 0; tick < 100; tick++) {
