@@ -47,6 +47,8 @@ export interface NewWindowRequest {
   worktree?: { path: string; branch: string; base: string } | null | undefined;
   /** [worktrees] setup: run in the pane before the program; a failure leaves the pane's output and says so. */
   setup?: { command: string; hint: string } | null | undefined;
+  /** The tmux binary for the exit guard (exitGuardArgv), on a tmux that needs it; else none. */
+  exitGuard?: string | null | undefined;
 }
 
 /**
@@ -61,6 +63,44 @@ export const SETUP_SCRIPT =
 
 export function setupArgv(setup: { command: string; hint: string }, argv: string[]): string[] {
   return ['/bin/sh', '-c', SETUP_SCRIPT, 'nerdr-setup', setup.command, setup.hint, ...argv];
+}
+
+/**
+ * What the exit guard prints once its program has exited: an OSC that terminals and tmux
+ * ignore. When the supervisor reads it in the pane's %output, tmux has read and sent it every
+ * byte before it.
+ */
+export const EXIT_MARKER = '\x1b]7717;nerdr-exit\x07';
+
+/** Longest the guard waits for the supervisor: longer than pause-after (5 s), see below. */
+export const EXIT_GUARD_WAIT_S = 6;
+
+/** The wait-for channel the guard of pane `%N` waits on. */
+export function exitChannel(paneId: string): string {
+  return `nerdr-exit-${paneId.replace(/^%/, '')}`;
+}
+
+/**
+ * The exit guard (tmux before 3.7, TmuxFeatures.exitGuard): the pane's process stays alive,
+ * printing nothing more, from the program's exit until the supervisor has its last output.
+ * Before 3.7 tmux drops what a pane's program wrote just before it exited when the process is
+ * gone first; before 3.3 a remain-on-exit pane that dies while the supervisor is still owed
+ * its output crashes the server. The guard prints EXIT_MARKER and waits on exitChannel() for
+ * the supervisor, which signals it when the marker reaches it; at most EXIT_GUARD_WAIT_S, after
+ * which tmux has dropped (pause-after) any output the supervisor was still owed. Then it exits
+ * with the program's status. `set -m` gives the program its own process group and the
+ * terminal, as if it ran alone (the pane's current command is the program's). The tmux binary
+ * and the argv are positional parameters: no user text is in the script.
+ */
+export const EXIT_GUARD_SCRIPT =
+  't=$1; shift; set -m; "$@"; r=$?; ' +
+  "printf '\\033]7717;nerdr-exit\\007'; " +
+  '"$t" wait-for "nerdr-exit-${TMUX_PANE#%}" </dev/null >/dev/null 2>&1 & w=$!; ' +
+  `{ sleep ${EXIT_GUARD_WAIT_S}; kill "$w"; } </dev/null >/dev/null 2>&1 & k=$!; ` +
+  'wait "$w"; kill -- "-$k" 2>/dev/null; exit "$r"';
+
+export function exitGuardArgv(tmuxBin: string, argv: string[]): string[] {
+  return ['/bin/sh', '-c', EXIT_GUARD_SCRIPT, 'nerdr-guard', tmuxBin, ...argv];
 }
 
 /**
@@ -91,7 +131,8 @@ function sessionTarget(session: string, index?: number): string {
 export function newWindowCommands(req: NewWindowRequest): string[] {
   const env = Object.entries(req.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
   const program = req.setup ? setupArgv(req.setup, req.argv) : req.argv;
-  const argv = ['env', ...UNSET_VARS.flatMap((v) => ['-u', v]), '--', ...program];
+  const bare = ['env', ...UNSET_VARS.flatMap((v) => ['-u', v]), '--', ...program];
+  const argv = req.exitGuard ? exitGuardArgv(req.exitGuard, bare) : bare;
   const here = `=${HIDDEN_SESSION}:`;
   // Without -d the new window becomes _nerdr's current window, so `=_nerdr:` names it for
   // the rest of the line. _nerdr has no user client, so nobody sees that selection.
@@ -125,11 +166,20 @@ export function newWindowCommands(req: NewWindowRequest): string[] {
 }
 
 /** A new program in an existing agent pane: respawn-pane keeps the pane id, window and options. */
-export function respawnCommands(paneId: string, windowId: string, cwd: string, argv: string[], env: Record<string, string>, secretHash: string): string[] {
+export function respawnCommands(
+  paneId: string,
+  windowId: string,
+  cwd: string,
+  argv: string[],
+  env: Record<string, string>,
+  secretHash: string,
+  exitGuard: string | null = null,
+): string[] {
   const e = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+  const bare = ['env', ...UNSET_VARS.flatMap((v) => ['-u', v]), '--', ...argv];
   return [
     command('set-option', '-w', '-t', windowId, '@nerdr_secret_hash', secretHash),
     command('set-option', '-w', '-t', windowId, '@nerdr_argv', JSON.stringify(argv)),
-    command('respawn-pane', '-k', '-t', paneId, '-c', escapeFormat(cwd), ...e, 'env', ...UNSET_VARS.flatMap((v) => ['-u', v]), '--', ...argv),
+    command('respawn-pane', '-k', '-t', paneId, '-c', escapeFormat(cwd), ...e, ...(exitGuard ? exitGuardArgv(exitGuard, bare) : bare)),
   ];
 }

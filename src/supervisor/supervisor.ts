@@ -31,7 +31,9 @@ import { TmuxCommandError } from '../errors.js';
 import { sleep, systemClock, type Clock, type Timer } from './clock.js';
 import { RpcError } from './socket/errors.js';
 import { stripControl } from './socket/sanitize.js';
-import { callerEnvironment, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
+import { callerEnvironment, exitChannel, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
+import { ExitMarkers } from './exit-marker.js';
+import { serverBinary } from '../tmux/server.js';
 import { agentEnv, type CreatedWindow, type RespawnSpec, type WindowSpec } from './window-spec.js';
 import { serverFiles } from '../paths.js';
 import { tmuxControlServer, type ControlChannel, type ControlServer } from './channel.js';
@@ -90,6 +92,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   tmuxVersion = '';
   /** What this tmux version can do (set once connected). */
   tmux: TmuxFeatures = tmuxFeatures('');
+  /** The server's own tmux binary, for the exit guard's wait-for (TmuxFeatures.exitGuard). */
+  private tmuxBin = 'tmux';
+  private readonly exitMarkers = new ExitMarkers();
   /** Control-channel command lines sent (the benchmark reads it). */
   linesSent = 0;
 
@@ -172,6 +177,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.clientPid = Number(me[1]);
     this.tmuxVersion = me[2] ?? '';
     this.tmux = tmuxFeatures(this.tmuxVersion);
+    this.tmuxBin = serverBinary(Number(me[3])) ?? 'tmux';
     // tmux 3.2 sizes windows by an unsized control client too (80x24): be ignored while a user's
     // client is attached, and have _nerdr's size while none is
     if (this.tmux.controlClientSized) await this.runAll(['refresh-client -f ignore-size', 'refresh-client -C 160x48']);
@@ -250,6 +256,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.messages.forget(a);
     this.notifier.forget(a.windowId);
     this.agents.delete(a.paneId);
+    this.exitMarkers.forget(a.paneId);
     this.lights.remove(a.windowId);
     this.emit('change', a);
   }
@@ -257,6 +264,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   // ---- routing -------------------------------------------------------------------------
 
   private onOutput(pane: string, data: Buffer): void {
+    // a window's first output may come before the scan that watches it: the marker is looked
+    // for in every pane's output
+    if (this.tmux.exitGuard && this.exitMarkers.feed(pane, data)) {
+      this.sendLine([command('wait-for', '-S', exitChannel(pane))], () => undefined);
+    }
     this.agents.get(pane)?.output(data);
   }
 
@@ -441,6 +453,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       secretHash: hashSecret(secret),
       worktree: spec.worktree ?? null,
       setup: spec.setup ?? null,
+      // a terminal is not in _nerdr, so no marker of its would reach the supervisor
+      exitGuard: this.tmux.exitGuard && spec.watched ? this.tmuxBin : null,
     });
     const replies = await new Promise<Reply[]>((resolve) => this.sendLine(cmds, resolve));
     const failed = replies.find((r) => !r.ok && !r.skipped);
@@ -465,7 +479,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   async respawn(a: WatchedAgent, spec: RespawnSpec): Promise<void> {
     const secret = newSecret();
     const env = { ...callerEnvironment(spec.callerEnv), ...agentEnv(a.agent, secret, this.socketPath), ...spec.env };
-    await this.runAll(respawnCommands(a.paneId, a.windowId, a.cwd, spec.argv, env, hashSecret(secret)));
+    await this.runAll(respawnCommands(a.paneId, a.windowId, a.cwd, spec.argv, env, hashSecret(secret), this.tmux.exitGuard ? this.tmuxBin : null));
     // marked alive here, so the dead → alive change tmux shows later is no second start
     a.respawned(hashSecret(secret));
     if (spec.conversationId) this.setConversation(a, spec.conversationId, 'launch');

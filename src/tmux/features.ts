@@ -19,6 +19,13 @@ export interface TmuxFeatures {
   passthroughOption: boolean;
   /** From 3.4 capture-pane keeps a tab as a tab; before, it prints the spaces it moved over. */
   captureKeepsTabs: boolean;
+  /**
+   * Before 3.7 a pane whose program exits before tmux has read its last output loses that
+   * output (tmux GitHub issue 4807), and before 3.3 a pane kept on exit (remain-on-exit) that
+   * dies while a control client is still owed its output crashes the whole server (issue
+   * 2828). nerdr's windows then run their program under an exit guard (docs/tmux-versions.md).
+   */
+  exitGuard: boolean;
 }
 
 function atLeast(v: [number, number, string], major: number, minor: number): boolean {
@@ -32,6 +39,7 @@ export function tmuxFeatures(text: string): TmuxFeatures {
     controlClientSized: !atLeast(v, 3, 3),
     passthroughOption: atLeast(v, 3, 3),
     captureKeepsTabs: atLeast(v, 3, 4),
+    exitGuard: !atLeast(v, 3, 7),
   };
 }
 

@@ -1,7 +1,7 @@
 // Which tmux server nerdr talks to, one-shot tmux commands, and the version check.
 
 import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
 import { argvSafe } from './quote.js';
@@ -96,6 +96,21 @@ export function parseVersion(text: string): [number, number, string] | null {
   const m = /(\d+)\.(\d+)([a-z]?)/.exec(text);
   if (!m) return /master|next/.test(text) ? [99, 0, ''] : null;
   return [Number(m[1]), Number(m[2]), m[3] ?? ''];
+}
+
+/**
+ * The binary a running tmux server was started from (Linux: /proc/<pid>/exe), so a client nerdr
+ * starts speaks the server's protocol even when another tmux is first on PATH; null when unknown
+ * (no /proc, or the binary was replaced since).
+ */
+export function serverBinary(pid: number): string | null {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  try {
+    const exe = readlinkSync(`/proc/${pid}/exe`);
+    return exe.endsWith(' (deleted)') ? null : exe;
+  } catch {
+    return null;
+  }
 }
 
 let versionCache: string | undefined;

@@ -130,6 +130,8 @@ export class FakeTmux {
   readonly globals = new Map<string, string>();
   /** Every command line the supervisor sent, as lists of commands. */
   readonly lines: string[][] = [];
+  /** What `#{version}` answers. */
+  version = '3.4';
   private next = 1;
   /** The window new-window just made: `=_nerdr:` names it for the rest of the line. */
   private current: FakePane | null = null;
@@ -212,7 +214,7 @@ export class FakeTmux {
       }
       case 'display': {
         const format = w[w.length - 1]!;
-        if (format.startsWith('#{client_name}')) return ok('client-1\t1\t3.4\t1');
+        if (format.startsWith('#{client_name}')) return ok(`client-1\t1\t${this.version}\t1`);
         const t = target();
         if (t?.startsWith('=')) return ok('$1');
         const p = t ? this.panes.get(t) : undefined;

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../../src/supervisor/create.js';
+import { EXIT_GUARD_SCRIPT, EXIT_MARKER, exitChannel, hashSecret } from '../../../src/supervisor/create.js';
 import { systemClock } from '../../../src/supervisor/clock.js';
 import { startRig, settle, type Rig } from './harness.js';
 
@@ -289,6 +289,8 @@ describe('intents', () => {
     expect(rig.sup.agents.size).toBe(0);
     expect(rig.tmux.pane(w.pane).env).toEqual({ A: '1' });
     expect(rig.tmux.sent('unlink-window')).toHaveLength(1);
+    // not in _nerdr: no marker of its would reach the supervisor, so no exit guard either
+    expect(rig.tmux.sent('new-window')[0]).not.toContain('nerdr-guard');
   });
 
   it('respawn: a new program with a new secret; waits on the old one end; the conversation it resumes', async () => {
@@ -312,5 +314,37 @@ describe('intents', () => {
     rig.channel().notify('window-close', '@1');
     await rig.wait(50);
     expect(rig.sup.agents.size).toBe(0);
+  });
+});
+
+describe('the exit guard (tmux before 3.7)', () => {
+  const spec = { agent: 'claude', name: 'c', cwd: '/w', session: 'user', argv: ['claude', '$(touch x)'], userArgs: [], callerEnv: {}, env: {}, watched: true };
+
+  it("a window's program runs under the guard; the marker in its output, split anywhere, releases it", async () => {
+    rig = await startRig((t) => void (t.version = '3.3a'));
+    const w = await rig.sup.createWindow(spec);
+    const made = rig.tmux.sent('new-window')[0]!;
+    const at = made.indexOf('nerdr-guard');
+    expect(made.slice(at - 3, at)).toEqual(['/bin/sh', '-c', EXIT_GUARD_SCRIPT]);
+    // the tmux binary and the program are parameters: user text never reaches the script
+    expect(made.slice(-2)).toEqual(['claude', '$(touch x)']);
+    expect(EXIT_GUARD_SCRIPT).not.toContain('touch');
+    rig.channel().output(w.pane, `bye\r\n${EXIT_MARKER.slice(0, 7)}`);
+    await settle();
+    expect(rig.tmux.sent('wait-for')).toEqual([]);
+    rig.channel().output(w.pane, EXIT_MARKER.slice(7));
+    await settle();
+    expect(rig.tmux.sent('wait-for')).toEqual([['wait-for', '-S', exitChannel(w.pane)]]);
+    await rig.sup.respawn(rig.sup.agents.get(w.pane)!, { argv: ['claude'], callerEnv: {}, env: {} });
+    expect(rig.tmux.sent('respawn-pane')[0]).toContain('nerdr-guard');
+  });
+
+  it('tmux 3.7 reads a pane to its end and survives: no guard, and a marker in the output is text', async () => {
+    rig = await startRig((t) => void (t.version = '3.7c'));
+    const w = await rig.sup.createWindow(spec);
+    expect(rig.tmux.sent('new-window')[0]).not.toContain('nerdr-guard');
+    rig.channel().output(w.pane, EXIT_MARKER);
+    await settle();
+    expect(rig.tmux.sent('wait-for')).toEqual([]);
   });
 });

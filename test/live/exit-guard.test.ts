@@ -1,0 +1,81 @@
+// A program that prints and exits at once keeps its last output, and tmux lives through it.
+// Before 3.7 tmux drops what a pane's program wrote just before it exited when the process is
+// gone first (about 1 in 6 windows here without the guard, on 3.3a); before 3.3 the server
+// segfaults when such a pane dies while nerdr's control client is still owed its output. On
+// those versions nerdr runs the program under its exit guard (create.ts, docs/tmux.md).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pidAlive, startLiveEnv, tmuxAtLeast, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { readFileSync } from 'node:fs';
+
+const GUARDED = !tmuxAtLeast(3, 7);
+
+describe.skipIf(!tmuxAvailable)('exit guard', () => {
+  let env: LiveEnv;
+  beforeAll(async () => {
+    env = await startLiveEnv();
+  });
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  const dead = (win: string) =>
+    waitFor(async () => (await env.tmuxOk('display', '-p', '-t', win, '#{pane_dead}')).trim() === '1', { what: `${win} to be dead`, timeoutMs: 20_000 });
+  const history = (win: string) => env.tmuxOk('capture-pane', '-p', '-J', '-S', '-', '-t', win);
+  const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+
+  it('twelve windows whose program prints one line and exits at once each keep that line and its status; the server lives', async () => {
+    const wins = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const r = await env.nerdr('new', '-d', '--name', `quick${i}`, '--cmd', `printf 'LAST-WORDS-${i}\\n'; exit 4`);
+        expect(r.code, r.stderr).toBe(0);
+        return r.stdout.trim();
+      }),
+    );
+    for (const [i, win] of wins.entries()) {
+      await dead(win);
+      expect(await history(win)).toContain(`LAST-WORDS-${i}`);
+      expect((await env.tmuxOk('display', '-p', '-t', win, '#{pane_dead_status}')).trim()).toBe('4');
+    }
+    expect(pidAlive(env.serverPid)).toBe(true);
+    const rows = await env.lsJson();
+    for (const i of wins.keys()) expect(rows.find((r) => r.name === `quick${i}`)).toMatchObject({ state: 'exited', exitStatus: '4' });
+    for (const win of wins) await env.tmuxOk('kill-window', '-t', win);
+  });
+
+  it(`the program is the pane's current command, in its own process group${GUARDED ? ', under the guard' : ', with no guard (tmux 3.7)'}`, async () => {
+    const r = await env.nerdr('new', '-d', '--name', 'long', '--cmd', 'exec sleep 300');
+    expect(r.code, r.stderr).toBe(0);
+    const win = r.stdout.trim();
+    await waitFor(async () => (await env.tmuxOk('display', '-p', '-t', win, '#{pane_current_command}')).trim() === 'sleep', { what: 'sleep to be the current command' });
+    const panePid = Number((await env.tmuxOk('display', '-p', '-t', win, '#{pane_pid}')).trim());
+    const args = cmdline(panePid);
+    if (GUARDED) expect(args).toContain('nerdr-guard');
+    else expect(args).not.toContain('nerdr-guard');
+    // the terminal's foreground process group (field 8 of stat) is led by the program itself
+    const stat = readFileSync(`/proc/${panePid}/stat`, 'utf8');
+    const tpgid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[5]);
+    expect(cmdline(tpgid).slice(0, 2)).toEqual(['sleep', '300']);
+    await env.tmuxOk('kill-window', '-t', win);
+  });
+
+  it('with the supervisor stopped, a program that exits still ends its window with its output and status; the server lives', async () => {
+    const r = await env.nerdr('new', '-d', '--name', 'waits', '--cmd', "read x; printf 'BYE-NOW\\n'; exit 5");
+    expect(r.code, r.stderr).toBe(0);
+    const win = r.stdout.trim();
+    await waitFor(async () => (await env.lsJson()).find((x) => x.name === 'waits'), { what: 'the window to be watched' });
+    const sup = (await env.supervisorPid())!;
+    process.kill(sup, 'SIGSTOP');
+    try {
+      await env.tmuxOk('send-keys', '-t', win, 'Enter');
+      // under the guard the pane waits for the supervisor at most EXIT_GUARD_WAIT_S (6 s)
+      await dead(win);
+    } finally {
+      process.kill(sup, 'SIGCONT');
+    }
+    expect(await history(win)).toContain('BYE-NOW');
+    expect((await env.tmuxOk('display', '-p', '-t', win, '#{pane_dead_status}')).trim()).toBe('5');
+    expect(pidAlive(env.serverPid)).toBe(true);
+    await waitFor(async () => (await env.lsJson()).find((x) => x.name === 'waits' && x.state === 'exited'), { what: 'the supervisor to see the exit' });
+    await env.tmuxOk('kill-window', '-t', win);
+  });
+});
