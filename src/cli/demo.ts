@@ -10,7 +10,8 @@ import { nerdrBin, packageRoot, serverFiles } from '../paths.js';
 import type { AgentRow } from '../supervisor/api.js';
 import { serverRunning, tmuxOk, checkTmuxVersion } from '../tmux/server.js';
 import { call, callerSession, globalOpts, tmuxSocket } from './context.js';
-import { createWindow, onPath } from './new.js';
+import { createWindow } from './new.js';
+import { onPath } from '../integrations/plan.js';
 import { installLights } from './tmux.js';
 
 const DEMO_SERVER = 'nerdr-demo';

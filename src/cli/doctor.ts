@@ -54,7 +54,7 @@ function programVersion(program: string): Promise<string | null> {
 /** Which agents are installed, their versions, and whether the conformance suite proved that version. */
 async function agentChecks(): Promise<Check[]> {
   const { AGENTS, installHint } = await import('../integrations/agents.js');
-  const { onPath } = await import('./new.js');
+  const { onPath } = await import('../integrations/plan.js');
   const specs = Object.values(AGENTS).filter((a) => a.id !== 'demo');
   const found = await Promise.all(specs.map(async (a) => (onPath(a.command[0]!) ? { a, version: await programVersion(a.command[0]!) } : { a, version: undefined })));
   const installed = found.filter((f) => f.version !== undefined);

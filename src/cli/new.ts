@@ -1,6 +1,6 @@
 // `nerdr new <agent>` and `nerdr term`: a window running an agent (watched) or a plain shell.
 
-import { accessSync, constants, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -10,6 +10,7 @@ import { callerSession, ensureSupervisor, socketError, tmuxSocket } from './cont
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { tmux } from '../tmux/server.js';
 import { printJson } from './print.js';
+import { onPath, planLaunch } from '../integrations/plan.js';
 
 interface NewOpts {
   name?: string;
@@ -21,20 +22,6 @@ interface NewOpts {
   json?: boolean;
   worktree?: string;
   base?: string;
-}
-
-export function onPath(program: string, envPath = process.env.PATH ?? ''): boolean {
-  if (program.includes('/')) return isExecutable(program);
-  return envPath.split(path.delimiter).some((dir) => dir && isExecutable(path.join(dir, program)));
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** Words of sh that are not programs on PATH (builtins, keywords). */
@@ -109,16 +96,6 @@ export async function createWindow(cmd: Command, p: CreateParams): Promise<{ win
   const inCaller = process.env.TMUX && process.env.TMUX_PANE && !p.target;
   if (!p.detach && inCaller) await tmux(sock, ['select-window', '-t', `${session}:${r.window}`]);
   return { ...r, session };
-}
-
-/** The agent's launch with nerdr's hooks wired in (src/integrations/launch.ts). */
-export async function planLaunch(agent: string, args: string[], cwd: string, hooks: boolean) {
-  const { launchPlan } = await import('../integrations/launch.js');
-  const { loadConfig, formatProblem } = await import('../config.js');
-  const { configDir, stateDir, packageRoot, nerdrBin } = await import('../paths.js');
-  const loaded = loadConfig(configDir());
-  for (const p of loaded.problems) process.stderr.write(`nerdr: ${formatProblem(loaded.path, p)}\n`);
-  return launchPlan(agent, args, { stateDir: stateDir(), configDir: configDir(), packageRoot, nerdrBin, cwd, hooks, config: loaded.config });
 }
 
 /** Makes (or finds again) the worktree of `branch` for a new window; its setup runs only when made now. */

@@ -8,6 +8,12 @@ import type { WatchedAgent } from './agent.js';
 import type { ActiveWindow } from './active.js';
 import { MAX_MESSAGE_BYTES } from './messages.js';
 import type { Timer } from './clock.js';
+import os from 'node:os';
+import { z } from 'zod';
+import { savedSessionSchema } from '../store/sessions.js';
+import { planRestore } from '../store/restore-plan.js';
+import { onPath, planLaunch } from '../integrations/plan.js';
+import { dryRunResults, isDir, liveState, restoreSessions, type RestoreEnv, type RestoreHost } from './restore.js';
 
 export interface AgentRow {
   /** Working only because subagents or background tasks still run. */
@@ -298,6 +304,48 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     return { stopping: true };
   });
 
+  // `nerdr restore`: the saved sessions the CLI loaded, restored here (so a Ctrl-C of the CLI
+  // leaves no window unchecked). With dryRun: the plan, nothing done. Otherwise a stream: a
+  // `window` event per window once it is settled, `warning`s, then `done` with all of them.
+  server.handle('nerdr.restore', async (params, ctx) => {
+    const p = obj(params);
+    const parsed = z.array(savedSessionSchema).safeParse(p.sessions);
+    if (!parsed.success) throw new RpcError('invalid_params', `sessions: ${parsed.error.issues[0]?.message ?? 'not saved sessions'}`);
+    const saved = parsed.data;
+    const callerEnv = Object.fromEntries(Object.entries(record(p.callerEnv)).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const host = restoreHost(sup);
+    const warnings: ((m: string) => void)[] = [];
+    const env: RestoreEnv = {
+      callerEnv,
+      home: callerEnv.HOME || os.homedir(),
+      plan: (agent, args, cwd, hooks) => planLaunch(agent, args, cwd, hooks, (m) => env.warn(m)),
+      onPath: (program) => onPath(program, callerEnv.PATH ?? process.env.PATH ?? ''),
+      isDir,
+      warn: (m) => {
+        sup.log('warn', `restore: ${m}`);
+        for (const w of warnings) w(m);
+      },
+    };
+    if (p.dryRun === true) {
+      const plans = planRestore(saved, await liveState(host));
+      return { dryRun: true, sessions: plans.map((x) => ({ session: x.session, create: x.create })), windows: await dryRunResults(plans, env) };
+    }
+    const stream = ctx.stream();
+    warnings.push((m) => void stream.event('warning', { message: m }));
+    void restoreSessions(host, env, saved, (r) => void stream.event('window', r)).then(
+      (out) => {
+        stream.event('done', out);
+        stream.end();
+      },
+      (err: Error) => {
+        sup.log('error', `restore failed: ${err.message}`);
+        stream.event('error', { message: err.message });
+        stream.end();
+      },
+    );
+    return { type: 'restore_started', sessions: saved.map((x) => x.session) };
+  });
+
   server.handle('nerdr.new', async (params) => {
     const p = obj(params);
     const argv = Array.isArray(p.argv) ? p.argv.map(String) : [];
@@ -325,4 +373,26 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     });
     return { window: created.window, pane: created.pane, id: created.id, agent };
   });
+}
+
+/** The supervisor as the restore sees it (supervisor/restore.ts). */
+function restoreHost(sup: Supervisor): RestoreHost<WatchedAgent> {
+  return {
+    clock: sup.clock,
+    run: (cmd) => sup.run(cmd),
+    live: () =>
+      [...sup.agents.values()].map((a) => {
+        const row = agentRow(a, sup);
+        return { session: row.session, index: row.windowIndex, agent: row.agent, cwd: row.cwd, conversationId: row.conversationId, exited: row.state === 'exited' };
+      }),
+    agent: (pane) => sup.agents.get(pane),
+    screen: (a) => a.mirror?.renderText() ?? '',
+    createWindow: (spec) => sup.createWindow(spec),
+    respawn: (a, spec) => sup.respawn(a, spec),
+    enqueue: (a, text) => void sup.messages.enqueue(a, text),
+    onChange: (fn) => {
+      sup.on('change', fn);
+      return () => void sup.off('change', fn);
+    },
+  };
 }

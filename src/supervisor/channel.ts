@@ -62,14 +62,17 @@ export function tmuxControlServer(socket: string): ControlServer {
   };
 }
 
-/** Creates `_nerdr` with its placeholder window when missing. */
-export async function ensureHiddenSession(socket: string): Promise<void> {
+/**
+ * Creates `_nerdr` with its placeholder window when missing; with `startServer`, the tmux
+ * server too when none runs (`nerdr restore` after the server is gone).
+ */
+export async function ensureHiddenSession(socket: string, opts: { startServer?: boolean } = {}): Promise<void> {
   const has = await tmux(socket, ['has-session', '-t', `=${HIDDEN_SESSION}`]);
   if (has.code === 0) return;
   const r = await tmux(socket, [
     'new-session', '-d', '-E', '-s', HIDDEN_SESSION, '-n', '_home', '-x', '160', '-y', '48',
     'sh', '-c', "printf 'nerdr internal session: agent windows are linked here so nerdr can watch them.\\n'; exec tail -f /dev/null",
-  ]);
+  ], opts);
   if (r.code !== 0 && !/duplicate session/.test(r.stderr)) {
     throw new Error(`cannot create the ${HIDDEN_SESSION} session: ${r.stderr.trim()}`);
   }

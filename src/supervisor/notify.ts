@@ -9,7 +9,7 @@
 
 import { spawn } from 'node:child_process';
 import { openSync, writeSync, closeSync, constants } from 'node:fs';
-import { onPath } from '../cli/new.js';
+import { onPath } from '../integrations/plan.js';
 
 export interface NotifyChannels {
   bell: boolean;

@@ -156,7 +156,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     };
   }
 
-  private get log(): Logger {
+  get log(): Logger {
     return this.opts.log;
   }
 

@@ -51,6 +51,14 @@ export interface TmuxResult {
  * command from starting a server by accident; `startServer` leaves it out (new-session).
  */
 export function tmux(socketPath: string, args: string[], opts: { input?: string; startServer?: boolean } = {}): Promise<TmuxResult> {
+  // a server started here gets this process's environment as its global one, without the
+  // TMUX/TMUX_PANE of a tmux this process may run inside
+  let env: NodeJS.ProcessEnv | undefined;
+  if (opts.startServer && (process.env.TMUX !== undefined || process.env.TMUX_PANE !== undefined)) {
+    env = { ...process.env };
+    delete env.TMUX;
+    delete env.TMUX_PANE;
+  }
   // tmux makes its socket folder (tmux-<uid>, 0700) only for -L; with -S a server started on a
   // machine that never ran tmux would fail to listen, so the folder is made here
   if (opts.startServer) mkdirSync(path.dirname(socketPath), { recursive: true, mode: 0o700 });
@@ -58,7 +66,7 @@ export function tmux(socketPath: string, args: string[], opts: { input?: string;
     const child = execFile(
       'tmux',
       [...(opts.startServer ? [] : ['-N']), '-S', socketPath, ...args],
-      { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
+      { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8', ...(env ? { env } : {}) },
       (err, stdout, stderr) => {
         if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
           reject(tmuxMissing());

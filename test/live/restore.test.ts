@@ -8,7 +8,8 @@ import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, readdir
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionBase, type SavedSession } from '../../src/store/sessions.js';
-import { pidAlive, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
+import { spawn } from 'node:child_process';
+import { NERDR_BIN, pidAlive, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
 
 const FAKE = `#!${process.execPath}
 const fs = require('node:fs');
@@ -35,7 +36,10 @@ const bad = (process.env.FAKE_BAD_IDS || '').split(',').filter(Boolean);
 const hit = bad.find((b) => args.includes(b) || args.includes('--resume=' + b));
 if (hit) {
   process.stdout.write('No conversation found with session ID: ' + hit + '\\n');
-  process.exit(1);
+  // FAKE_STAY: says so and stays, so only the screen tells (the check waits its whole grace)
+  if (!process.env.FAKE_STAY) process.exit(1);
+  setInterval(() => {}, 1 << 30);
+  return;
 }
 // a fake claude looks busy ("esc to interrupt"), so a queued message stays queued
 process.stdout.write(name + ' (fake) ready in ' + process.cwd() + (name === 'claude' ? '\\n\\n  esc to interrupt' : '\\n> '));
@@ -233,5 +237,36 @@ describe.skipIf(!tmuxAvailable)('nerdr restore after the tmux server is gone', (
     expect(launches()).toHaveLength(n);
     expect(await env.lsJson()).toHaveLength(7);
   }, 60_000);
-});
 
+  it('a Ctrl-C of restore during the resume checks stops only its printing: the supervisor still replaces the failed resume', async () => {
+    const bad = '77777777-2222-4333-8444-555555555555';
+    const file = path.join(root, 'ctrlc.json');
+    const saved: SavedSession = {
+      version: 1,
+      server: env.socketPath,
+      session: 'ctrlc',
+      savedAt: new Date().toISOString(),
+      windows: [{ agent: 'claude', name: 'interrupted', index: 1, cwd: dirs.p1!, args: [], argv: [], conversationId: bad, conversationFrom: 'hook', queue: [] }],
+    };
+    writeFileSync(file, JSON.stringify(saved));
+    const child = spawn(process.execPath, [NERDR_BIN, '-L', env.server, 'restore', '--from', file], {
+      env: { ...env.env, FAKE_BAD_IDS: bad, FAKE_STAY: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    env.track(child.pid!);
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    // the window is made and its agent says the conversation is not there: the check is under way
+    await waitFor(async () => (await env.lsJson()).find((r) => r.name === 'interrupted'), { what: 'the restored window' });
+    await waitFor(() => launches().some((l) => l.args.includes(bad)), { what: 'the resume launch' });
+    child.kill('SIGINT');
+    await exited;
+    const row = await waitFor(async () => {
+      const r = (await env.lsJson()).find((x) => x.name === 'interrupted');
+      return r && typeof r.note === 'string' && /failed/.test(r.note) && r;
+    }, { what: 'the failed resume to be replaced', timeoutMs: 15_000 });
+    expect(row.note).toMatch(new RegExp(`resume of ${bad} failed \\("No conversation found with session ID: ${bad}"\\): started a new conversation`));
+    expect(row.conversationId).not.toBe(bad);
+    const fresh = await waitFor(() => launches().filter((l) => l.cwd === dirs.p1 && !l.args.includes(bad)).at(-1), { what: 'the fresh launch' });
+    expect(fresh.args).toContain(row.conversationId);
+  }, 60_000);
+});

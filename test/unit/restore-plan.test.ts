@@ -194,7 +194,7 @@ describe('idempotence and places', () => {
 
 describe('what restore does at run time', () => {
   it('recognises "conversation not found" screens per agent, not ordinary text', async () => {
-    const { notFoundOnScreen } = await import('../../src/cli/restore.js');
+    const { notFoundOnScreen } = await import('../../src/supervisor/restore.js');
     expect(notFoundOnScreen('claude', `x\nNo conversation found with session ID: ${ID}\n`)).toBe(`No conversation found with session ID: ${ID}`);
     expect(notFoundOnScreen('opencode', 'Error: Session not found\n')).toBe('Error: Session not found');
     expect(notFoundOnScreen('codex', 'Error: No saved session found with ID abc\n')).toMatch(/No saved session/);
@@ -202,7 +202,7 @@ describe('what restore does at run time', () => {
   });
 
   it('a missing agent: the window says so and waits; the argv is data, never shell text', async () => {
-    const { missingArgv } = await import('../../src/cli/restore.js');
+    const { missingArgv } = await import('../../src/supervisor/restore.js');
     const { spawnSync } = await import('node:child_process');
     const hostile = ['no-such-agent-xyz', '--resume', `$(touch /tmp/pwned-${process.pid}); 'x"`];
     const argv = missingArgv('claude', hostile);

@@ -1,0 +1,150 @@
+// The supervisor's side of `nerdr restore` (src/supervisor/restore.ts) on a fake host and the
+// fake clock: sessions and their placeholder window, the resume checks, fresh starts, missing
+// agents and folders, queued messages. No tmux, no agents.
+import { describe, expect, it } from 'vitest';
+import { MISSING_SCRIPT, RESUME_GRACE_MS, restoreSessions, type RestoreAgent, type RestoreEnv, type RestoreHost, type WindowResult } from '../../../src/supervisor/restore.js';
+import type { SavedSession, SavedWindow } from '../../../src/store/sessions.js';
+import type { RespawnSpec, WindowSpec } from '../../../src/supervisor/window-spec.js';
+import { FakeTime, words } from './harness.js';
+
+const ID = '11111111-2222-4333-8444-555555555555';
+
+function win(over: Partial<SavedWindow> = {}): SavedWindow {
+  return { agent: 'claude', name: 'w', index: 1, cwd: '/p', args: [], argv: [], conversationId: null, conversationFrom: null, queue: [], ...over };
+}
+function sess(windows: SavedWindow[], session = 'work'): SavedSession {
+  return { version: 1, server: '/tmp/tmux-1/default', session, savedAt: '2030-01-01T00:00:00.000Z', windows };
+}
+
+interface FakeAgent extends RestoreAgent {
+  paneId: string;
+  generation: number;
+  dead: boolean;
+  screen: string;
+  spec: WindowSpec;
+  respawned: RespawnSpec[];
+  queued: string[];
+}
+
+/** A host whose windows behave as `behave` says once created (exit at once, a screen). */
+function fakeHost(sessions: string[], behave: (spec: WindowSpec, a: FakeAgent) => void = () => undefined) {
+  const time = new FakeTime();
+  const agents = new Map<string, FakeAgent>();
+  const listeners = new Set<() => void>();
+  const commands: string[] = [];
+  let n = 0;
+  const fail = new Set<string>();
+  const host: RestoreHost<FakeAgent> = {
+    clock: time,
+    async run(cmd) {
+      commands.push(cmd);
+      if (cmd.startsWith('list-windows')) return sessions.map((s) => `${s}\t0`).join('\n');
+      if (cmd.startsWith('list-sessions')) return sessions.join('\n');
+      if (cmd.startsWith('new-session')) return '$9 @90 0';
+      return '';
+    },
+    live: () => [],
+    agent: (pane) => agents.get(pane),
+    screen: (a) => a.screen,
+    async createWindow(spec) {
+      if (fail.has(spec.name)) throw new Error(`tmux refused ${spec.name}`);
+      const id = ++n;
+      const a: FakeAgent = { paneId: `%${id}`, generation: 0, dead: false, screen: '', spec, respawned: [], queued: [] };
+      agents.set(a.paneId, a);
+      // the agent does what it does a moment later, as a real one would
+      queueMicrotask(() => {
+        behave(spec, a);
+        for (const l of listeners) l();
+      });
+      return { window: `@${id}`, pane: a.paneId, id: `a${id}`, agent: spec.agent, watched: null };
+    },
+    async respawn(a, spec) {
+      a.respawned.push(spec);
+      a.generation++;
+      a.dead = false;
+    },
+    enqueue: (a, text) => void a.queued.push(text),
+    onChange(fn) {
+      listeners.add(fn);
+      return () => void listeners.delete(fn);
+    },
+  };
+  const warnings: string[] = [];
+  const env: RestoreEnv = {
+    callerEnv: { PATH: '/bin' },
+    home: '/home/u',
+    plan: async (agent, args) => ({ argv: [agent, ...args], env: { HOOKS: '1' }, notes: [], wiring: 'flags' as never, files: [] }),
+    onPath: (program) => program !== 'gemini',
+    isDir: (p) => p !== '/gone',
+    warn: (m) => void warnings.push(m),
+  };
+  return { host, env, time, agents, commands, fail, warnings };
+}
+
+/** Runs the restore to its end, advancing the fake clock past the resume checks. */
+async function run(h: ReturnType<typeof fakeHost>, saved: SavedSession[]) {
+  const seen: WindowResult[] = [];
+  const p = restoreSessions(h.host, h.env, saved, (r) => void seen.push(r));
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setTimeout(r, 0));
+    h.time.advance(RESUME_GRACE_MS / 4);
+  }
+  const out = await p;
+  return { out, seen };
+}
+
+describe('restoreSessions', () => {
+  it('makes a missing session; its first window moves out of the way of an agent at its index and goes once the agents are in', async () => {
+    const h = fakeHost([]);
+    const { out, seen } = await run(h, [sess([win({ index: 0, name: 'a', conversationId: ID, conversationFrom: 'hook' }), win({ index: 1, name: 'b' })])]);
+    const sent = h.commands.map(words);
+    expect(sent.find((c) => c[0] === 'new-session')).toEqual(['new-session', '-d', '-s', 'work', '-c', '/p', '-P', '-F', '#{session_id} #{window_id} #{window_index}']);
+    expect(sent).toContainEqual(['move-window', '-d', '-s', '@90', '-t', '$9:2']);
+    expect(sent[sent.length - 1]).toEqual(['kill-window', '-t', '@90']);
+    expect(out.failures).toBe(0);
+    expect(out.windows.map((r) => [r.name, r.action, r.index])).toEqual([['a', 'created', 0], ['b', 'created', 1]]);
+    expect(seen).toHaveLength(2);
+    const a = h.agents.get('%1')!;
+    expect(a.spec).toMatchObject({ session: 'work', index: 0, argv: ['claude', '--resume', ID], env: { HOOKS: '1' }, callerEnv: { PATH: '/bin' }, conversation: { id: ID, from: 'launch' } });
+  });
+
+  it('a resume that fails at once ("not found", or an exit) becomes a new conversation in the same window; one that lives is left alone', async () => {
+    const h = fakeHost(['work'], (spec, a) => {
+      if (spec.name === 'nf') a.screen = `No conversation found with session ID: ${ID}\n`;
+      if (spec.name === 'dies') {
+        a.screen = 'boom: bad flag\n';
+        a.dead = true;
+      }
+    });
+    const saved = ['nf', 'dies', 'lives'].map((name, i) => win({ name, index: i + 1, conversationId: `${ID.slice(0, -1)}${i}`, conversationFrom: 'hook', args: ['--model', 'm'] }));
+    const { out } = await run(h, [sess(saved)]);
+    const [nf, dies, lives] = out.windows;
+    expect(nf).toMatchObject({ resume: 'fresh', resumeFailed: `"No conversation found with session ID: ${ID}"` });
+    expect(dies).toMatchObject({ resume: 'fresh', resumeFailed: 'it exited at once: "boom: bad flag"' });
+    expect(lives).toMatchObject({ resume: 'id', resumeFailed: null });
+    expect(h.agents.get('%1')!.respawned).toEqual([expect.objectContaining({ argv: ['claude', '--model', 'm'], note: expect.stringMatching(/failed .*: started a new conversation/) })]);
+    expect(h.agents.get('%2')!.respawned).toHaveLength(1);
+    expect(h.agents.get('%3')!.respawned).toHaveLength(0);
+    // nothing was made: the session is there
+    expect(h.commands.some((c) => c.startsWith('new-session'))).toBe(false);
+  });
+
+  it('a missing agent waits in its window; a gone folder starts fresh at home; saved messages are queued again; one failure stops nothing', async () => {
+    const h = fakeHost(['work']);
+    h.fail.add('broken');
+    const { out } = await run(h, [
+      sess([
+        win({ name: 'g', agent: 'gemini', index: 1, queue: [{ id: 'm1', text: 'first', queuedAt: 1 }, { id: 'm2', text: 'second', queuedAt: 2 }] }),
+        win({ name: 'broken', index: 2 }),
+        win({ name: 'moved', index: 3, cwd: '/gone', conversationId: ID, conversationFrom: 'hook' }),
+      ]),
+    ]);
+    const [g, broken, moved] = out.windows;
+    expect(g).toMatchObject({ action: 'created', installed: false, requeued: 2, note: expect.stringMatching(/gemini is not installed: the window waits for it/) });
+    expect(h.agents.get('%1')!.spec.argv.slice(0, 3)).toEqual(['/bin/sh', '-c', MISSING_SCRIPT]);
+    expect(h.agents.get('%1')!.queued).toEqual(['first', 'second']);
+    expect(broken).toMatchObject({ action: 'failed', why: 'tmux refused broken' });
+    expect(moved).toMatchObject({ action: 'created', cwd: '/home/u', resume: 'fresh', conversationId: null, note: 'the folder /gone is gone: started a new conversation in /home/u' });
+    expect(out.failures).toBe(1);
+  });
+});
