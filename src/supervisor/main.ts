@@ -58,6 +58,7 @@ export async function readSpool(sup: Supervisor, dir: string, log: Logger): Prom
     startedAt: (a) => processStartMs(a.panePid),
     describe: (a) => `${a.name} (${a.windowId})`,
     log,
+    clock: sup.clock,
   });
   await reader.start();
   return reader;

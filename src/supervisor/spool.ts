@@ -24,6 +24,7 @@ import { authenticateHook } from './socket/hook-params.js';
 import { RpcError } from './socket/errors.js';
 import type { HookReport } from './socket/server.js';
 import type { Logger } from './log.js';
+import { systemClock, type Clock, type Timer } from './clock.js';
 
 export const SPOOL_MAGIC = 'nerdr-spool 1';
 /** The folder of moved-aside files, inside the spool. */
@@ -238,7 +239,8 @@ export interface SpoolReaderOptions<W> {
   /** A name for the window in log lines. */
   describe(window: W): string;
   log: Logger;
-  now?: () => number;
+  /** Time and the rewatch timer; default the system clock. */
+  clock?: Clock;
 }
 
 export class SpoolReader<W> {
@@ -247,16 +249,18 @@ export class SpoolReader<W> {
   private again = false;
   private scheduled = false;
   private closed = false;
-  private rewatchTimer: NodeJS.Timeout | null = null;
+  private rewatchTimer: Timer | null = null;
   /** Files of another owner, logged once. */
   private readonly ignored = new Set<string>();
   /** When temporary files were last looked at (-Infinity: at the first pass). */
   private lastSweep = -Infinity;
   private readonly uid = process.getuid?.();
   private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(private readonly opts: SpoolReaderOptions<W>) {
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock ?? systemClock;
+    this.now = () => this.clock.now();
   }
 
   /** Makes the folder, watches it, and applies what was left in it, in order. */
@@ -284,7 +288,7 @@ export class SpoolReader<W> {
     this.watcher = null;
     if (this.closed || this.rewatchTimer) return;
     this.opts.log('warn', `spool: watching ${this.opts.dir} failed (${e.message}); watching again in 1 s`);
-    this.rewatchTimer = setTimeout(() => {
+    this.rewatchTimer = this.clock.after(1000, () => {
       this.rewatchTimer = null;
       ensureSpoolDir(this.opts.dir).then(
         () => {
@@ -293,7 +297,7 @@ export class SpoolReader<W> {
         },
         (err: Error) => this.rewatch(err),
       );
-    }, 1000);
+    });
   }
 
   /** Notifications come in bursts: one pass per turn of the event loop. */
@@ -428,7 +432,8 @@ export class SpoolReader<W> {
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.rewatchTimer) clearTimeout(this.rewatchTimer);
+    this.rewatchTimer?.cancel();
+    this.rewatchTimer = null;
     this.watcher?.close();
     this.watcher = null;
     await this.draining;

@@ -13,6 +13,7 @@ import {
 import { serverFiles } from '../../../src/paths.js';
 import { spoolCheck } from '../../../src/cli/doctor-spool.js';
 import type { HookReport } from '../../../src/supervisor/socket/index.js';
+import { FakeTime } from './harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 const SCRIPT = path.join(ROOT, 'hooks', 'nerdr-hook');
@@ -108,7 +109,7 @@ describe('the shell hook and the reader', () => {
   let applied: HookReport<string>[];
   let windows: Record<string, string>;
   let starts: Record<string, number | null>;
-  let now: number;
+  let time: FakeTime;
 
   const reader = () =>
     new SpoolReader<string>({
@@ -118,7 +119,7 @@ describe('the shell hook and the reader', () => {
       startedAt: (w) => starts[w] ?? null,
       describe: (w) => w,
       log: (_l, m) => logs.push(m),
-      now: () => now,
+      clock: time,
     });
 
   /** Runs the hook as an agent does: the window's variables, the payload on stdin. */
@@ -134,7 +135,7 @@ describe('the shell hook and the reader', () => {
     applied = [];
     windows = { S1: '@1', S2: '@2' };
     starts = {};
-    now = Date.now();
+    time = new FakeTime(Date.now());
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -218,7 +219,7 @@ describe('the shell hook and the reader', () => {
     writeFileSync(path.join(spool, '.123.9'), 'half');
     writeFileSync(path.join(spool, '.124.9'), 'half, being written');
     writeFileSync(path.join(spool, '.seq-3'), '7\n');
-    const old = (now - TEMP_MAX_AGE_MS - 5000) / 1000;
+    const old = (time.t - TEMP_MAX_AGE_MS - 5000) / 1000;
     utimesSync(path.join(spool, '.123.9'), old, old);
     utimesSync(path.join(spool, '.seq-3'), old, old);
     hook(['claude'], '{"hook_event_name":"Stop"}');
@@ -267,6 +268,28 @@ describe('the shell hook and the reader', () => {
     await again.start();
     expect(statSync(spool).isDirectory()).toBe(true);
     await again.close();
+  });
+
+  it('a folder removed while watched is made again a second later (on the injected clock) and read again', async () => {
+    const r = reader();
+    await r.start();
+    rmSync(spool, { recursive: true });
+    // the watch reports the removal; the pass that follows finds no folder and schedules the rewatch
+    const until = Date.now() + 5000;
+    while (!logs.some((l) => /watching again in 1 s/.test(l)) && Date.now() < until) await new Promise((res) => setTimeout(res, 10));
+    expect(logs.some((l) => /watching again in 1 s/.test(l))).toBe(true);
+    expect(existsSync(spool)).toBe(false);
+    time.advance(999);
+    expect(existsSync(spool)).toBe(false);
+    time.advance(1);
+    const made = Date.now() + 5000;
+    while (!existsSync(spool) && Date.now() < made) await new Promise((res) => setTimeout(res, 10));
+    expect(statSync(spool).mode & 0o777).toBe(0o700);
+    hook(['claude'], '{"hook_event_name":"Stop"}');
+    const read = Date.now() + 5000;
+    while (applied.length === 0 && Date.now() < read) await new Promise((res) => setTimeout(res, 10));
+    expect(applied).toHaveLength(1);
+    await r.close();
   });
 
   it('uses no bash-isms: the script passes `sh -n` and runs under dash', () => {
