@@ -37,7 +37,8 @@ export function hasSeenRule(): boolean {
  * (src/integrations/launch.ts). The file alone is not enough: tsc emits it while it is unused.
  */
 export function hasLaunchWiring(): boolean {
-  return existsSync(path.join(DIST, 'integrations', 'launch.js')) && /launchPlan/.test(read('cli/new.js'));
+  // `nerdr new` plans the launch through integrations/plan.js (before: in cli/new.js itself)
+  return existsSync(path.join(DIST, 'integrations', 'launch.js')) && (/launchPlan/.test(read('cli/new.js')) || (/planLaunch/.test(read('cli/new.js')) && /launchPlan/.test(read('integrations/plan.js'))));
 }
 
 /** nerdr itself passes --no-daemon to Codex (then the suite must not pass it twice: codex refuses). */

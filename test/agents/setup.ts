@@ -48,7 +48,9 @@ export default function setup(project: TestProject): void {
     const specs = missing.map((p) => `${p.pkg}@${p.version}`);
     process.stderr.write(`[agents] installing ${specs.join(' ')} into ${CACHE_DIR} …\n`);
     // Install scripts are not needed: each package ships its binary in an optional dependency.
-    const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--prefix', CACHE_DIR, ...specs], {
+    // Saved in the cache's own package.json: npm removes what a folder's manifest does not name,
+    // so an agent installed --no-save was gone after the next install of another one.
+    const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--save', '--save-exact', '--prefix', CACHE_DIR, ...specs], {
       encoding: 'utf8',
       timeout: 10 * 60_000,
       cwd: CACHE_DIR,
