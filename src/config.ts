@@ -28,7 +28,15 @@ export interface NerdrConfig {
   notify: { bell: boolean; osc: boolean; desktop: boolean };
   /** `nerdr new --worktree` (docs/worktrees.md). */
   worktrees: WorktreesConfig;
+  /**
+   * `[agents] control`: which windows an agent may stop, type into or switch to through nerdr:
+   * "own" (the windows it started, and theirs), or "all". People at a shell are never limited.
+   */
+  control: ControlScope;
 }
+
+export const CONTROL_SCOPES = ['own', 'all'] as const;
+export type ControlScope = (typeof CONTROL_SCOPES)[number];
 
 export interface WorktreesConfig {
   /** Where worktrees go; null: `<repository's parent>/<repository name>.worktrees`. */
@@ -62,7 +70,7 @@ export function defaultAgentConfig(agent: string): AgentConfig {
 export function defaultConfig(): NerdrConfig {
   const agents: Record<string, AgentConfig> = {};
   for (const id of Object.keys(INTEGRATIONS)) agents[id] = defaultAgentConfig(id);
-  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null } };
+  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null }, control: 'own' };
 }
 
 /** The settings for one agent (defaults when the file does not mention it). */
@@ -110,9 +118,15 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
     else if (top === 'notify') bools('notify', value, config.notify);
     else if (top === 'worktrees') worktreesSection(value, config.worktrees, bad);
     else if (top === 'agents') {
-      if (!isTable(value)) { bad('agents', 'must be a table of [agents.<name>] sections', 'defaults'); continue; }
+      if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", and [agents.<name>] sections', 'defaults'); continue; }
       for (const [id, section] of Object.entries(value)) {
         const prefix = `agents.${id}`;
+        if (id === 'control') {
+          const r = z.enum(CONTROL_SCOPES).safeParse(section);
+          if (r.success) config.control = r.data;
+          else bad(prefix, `must be "own" (an agent controls only the windows it started) or "all" (got ${show(section)})`, config.control);
+          continue;
+        }
         if (!/^[a-z0-9][a-z0-9_-]*$/.test(id)) { bad(prefix, 'agent names are lower-case letters, digits, - and _', 'nothing'); continue; }
         const ac = config.agents[id] ?? defaultAgentConfig(id);
         if (!(id in INTEGRATIONS)) bad(prefix, `not an agent nerdr knows (${Object.keys(INTEGRATIONS).join(', ')}); kept for nerdr new --cmd`, 'as written');

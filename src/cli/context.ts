@@ -47,6 +47,15 @@ async function info(socketFile: string, timeoutMs = 1500): Promise<Info | null> 
   }
 }
 
+/**
+ * The secret of the agent window this command runs in (NERDR_TAB, or herdr's HERDR_PANE_ID), or
+ * undefined at a person's shell: the supervisor limits what an agent may do to other windows
+ * (src/supervisor/control.ts).
+ */
+export function callerSecret(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.NERDR_TAB || env.HERDR_PANE_ID || undefined;
+}
+
 /** True when this tmux server's supervisor answers (nothing is started). */
 export async function supervisorAnswers(sock: string): Promise<boolean> {
   return (await info(serverFiles(sock).socket, 1000)) !== null;

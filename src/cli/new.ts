@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { AGENTS, installHint, knownAgents } from '../integrations/agents.js';
-import { callerSession, ensureSupervisor, socketError, tmuxSocket } from './context.js';
+import { callerSecret, callerSession, ensureSupervisor, socketError, tmuxSocket } from './context.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { tmux } from '../tmux/server.js';
 import { printJson } from './print.js';
@@ -88,7 +88,7 @@ export async function createWindow(cmd: Command, p: CreateParams): Promise<{ win
   let r: { window: string; pane: string };
   try {
     // the program runs with this shell's environment (the supervisor strips what is tmux's or nerdr's)
-    r = (await request(socketFile, 'nerdr.new', { ...p, session, callerEnv: process.env }, { timeoutMs: 15_000 })) as { window: string; pane: string };
+    r = (await request(socketFile, 'nerdr.new', { ...p, session, callerEnv: process.env, caller: callerSecret() }, { timeoutMs: 15_000 })) as { window: string; pane: string };
   } catch (err) {
     if (err instanceof SocketRequestError) throw socketError(err);
     throw err;

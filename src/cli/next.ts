@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { tmux } from '../tmux/server.js';
 import { argvSafe, escapeFormat } from '../tmux/quote.js';
-import { call, tmuxSocket } from './context.js';
+import { call, callerSecret, tmuxSocket } from './context.js';
 import type { AgentRow } from '../supervisor/api.js';
 import { printJson } from './print.js';
 
@@ -42,6 +42,18 @@ async function tell(sock: string, client: string | null, text: string): Promise<
   await tmux(sock, ['display-message', ...(client ? ['-c', client] : []), argvSafe(escapeFormat(text))]);
 }
 
+/**
+ * The agents this command may switch to: all of them at a person's shell; in an agent window,
+ * those it started (the supervisor says which; src/supervisor/control.ts).
+ */
+async function switchable(cmd: Command, agents: AgentRow[]): Promise<{ agents: AgentRow[]; fix: string | null }> {
+  const caller = callerSecret();
+  if (!caller || agents.length === 0) return { agents, fix: null };
+  const may = await call<{ all: boolean; windows: string[]; fix?: string }>(cmd, 'nerdr.may', { caller, action: 'focus' });
+  if (may.all) return { agents, fix: null };
+  return { agents: agents.filter((a) => may.windows.includes(a.window)), fix: may.fix ?? null };
+}
+
 async function switchTo(sock: string, client: { name: string; session: string }, a: AgentRow): Promise<void> {
   const session = a.sessions.includes(client.session) ? client.session : a.session;
   const r = await tmux(sock, ['switch-client', '-c', client.name, '-t', `=${session}:${a.window}`]);
@@ -60,10 +72,12 @@ export function register(program: Command): void {
       let client: { name: string; session: string; window: string } | null = null;
       try {
         client = await callingClient(sock);
-        const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls', {}, { whenNone: () => ({ agents: [] }) });
+        const listed = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls', {}, { whenNone: () => ({ agents: [] }) });
+        const { agents, fix } = await switchable(cmd, listed.agents);
         const a = pickNext(agents, opts.all ? null : client.session, client.window);
         if (!a) {
-          const none = `nothing needs you${opts.all ? '' : ' in this session (--all looks everywhere)'}: no blocked or unseen finished agents`;
+          const mine = fix ? ' among the windows this agent started' : '';
+          const none = `nothing needs you${mine}${opts.all ? '' : ' in this session (--all looks everywhere)'}: no blocked or unseen finished agents`;
           if (opts.message) return await tell(sock, client.name, `nerdr: ${none}`);
           if (opts.json) return printJson({ switched: null });
           process.stdout.write(`${none}\n`);
@@ -90,6 +104,10 @@ export function register(program: Command): void {
       const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls');
       const a = agents.find((x) => x.window === target || x.pane === target || x.name === target);
       if (!a) throw new NerdrError(`no agent "${target}"`, `agents: ${agents.map((x) => x.name).join(', ') || 'none'}`);
+      const may = await switchable(cmd, [a]);
+      if (may.agents.length === 0) {
+        throw new NerdrError(`this is an agent window: it may switch only to the windows it started and theirs, and ${a.name} (${a.window}) is not one of them`, may.fix ?? undefined, { code: 'not_permitted' });
+      }
       await switchTo(sock, client, a);
     });
 
@@ -97,7 +115,7 @@ export function register(program: Command): void {
     .command('stop <target>')
     .description('end an agent: its window is closed')
     .action(async (target: string, _o: unknown, cmd: Command) => {
-      const r = await call<{ target: string }>(cmd, 'nerdr.stop-agent', { target });
+      const r = await call<{ target: string }>(cmd, 'nerdr.stop-agent', { target, caller: callerSecret() });
       process.stdout.write(`stopped ${r.target}\n`);
     });
 }

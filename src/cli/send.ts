@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../supervisor/socket/server.js';
 import { MAX_MESSAGE_BYTES, undeliverableBytes } from '../supervisor/messages.js';
-import { call } from './context.js';
+import { call, callerSecret } from './context.js';
 import { printJson } from './print.js';
 
 const STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'exited'];
@@ -84,7 +84,7 @@ export function register(program: Command): void {
         throw new NerdrError(`the message holds so many control characters that its request is ${line} bytes, over the socket's ${DEFAULT_MAX_LINE_BYTES}`, 'send it in parts, or put it in a file and send its path');
       }
       let r: { target: string; id: string; position: number; state: string; exited: boolean; warning?: string };
-      r = await call(cmd, 'nerdr.send', { target, message: text });
+      r = await call(cmd, 'nerdr.send', { target, message: text, caller: callerSecret() });
       if (r.warning) process.stderr.write(`nerdr: warning: ${r.warning}\n`);
       if (opts.json) return printJson(r);
       const when = r.exited

@@ -54,6 +54,8 @@ export class WatchedAgent {
   readonly worktree: string | null;
   readonly branch: string | null;
   readonly base: string | null;
+  /** The agent windows that started this one (ids, nearest first); empty when a person did. */
+  readonly lineage: string[];
   /** Whether the prober runs: only for windows not launched as a known agent (`--cmd`). */
   readonly probed: boolean;
 
@@ -98,6 +100,7 @@ export class WatchedAgent {
     this.worktree = p.worktree || null;
     this.branch = p.worktree ? p.branch : null;
     this.base = p.worktree ? p.base : null;
+    this.lineage = p.lineage;
     // A window launched as a known agent runs that agent as its pane process, whose death
     // tmux reports; only `--cmd` windows need to be told apart by their processes.
     this.probed = p.agent === 'unknown';

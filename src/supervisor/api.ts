@@ -14,6 +14,9 @@ import { savedSessionSchema } from '../store/sessions.js';
 import { planRestore } from '../store/restore-plan.js';
 import { onPath, planLaunch } from '../integrations/plan.js';
 import { dryRunResults, isDir, liveState, restoreSessions, type RestoreEnv, type RestoreHost } from './restore.js';
+import { childLineage, controlFix, mayControl, type ControlAction, type ControlNode } from './control.js';
+import { loadConfig } from '../config.js';
+import { configDir } from '../paths.js';
 
 export interface AgentRow {
   /** Working only because subagents or background tasks still run. */
@@ -53,6 +56,8 @@ export interface AgentRow {
   cwd: string;
   id: string;
   exitStatus: string | null;
+  /** The agent window that started this one (its id), or null when a person did. */
+  parent: string | null;
   /** The worktree nerdr made for the window, its branch and its base; null when none. */
   worktree: string | null;
   branch: string | null;
@@ -92,6 +97,7 @@ export function agentRow(a: WatchedAgent, sup: Supervisor): AgentRow {
     cwd: a.cwd,
     id: a.id,
     exitStatus: a.dead ? a.deadStatus : null,
+    parent: a.lineage[0] ?? null,
     worktree: a.worktree,
     branch: a.branch,
     base: a.base,
@@ -142,6 +148,33 @@ function setupParam(v: unknown): { command: string; hint: string } | null {
   const s = obj(v);
   if (typeof s.command !== 'string' || !s.command.trim()) throw new RpcError('invalid_params', 'setup must be {command, hint}');
   return { command: s.command, hint: typeof s.hint === 'string' ? s.hint : '' };
+}
+
+const node = (a: WatchedAgent): ControlNode => ({ id: a.id, name: a.name, windowId: a.windowId, lineage: a.lineage });
+
+/**
+ * The agent window a request comes from: `caller` is the NERDR_TAB of the shell that sent it
+ * (the CLI passes its own), null when there is none (a person at a shell).
+ */
+function callerOf(sup: Supervisor, p: Record<string, unknown>): WatchedAgent | null {
+  const secret = str(p, 'caller');
+  if (!secret) return null;
+  const a = sup.windowBySecret(secret);
+  if (!a) {
+    throw new RpcError(
+      'unauthorized',
+      'this command runs with the secret of an agent window that is gone (NERDR_TAB): nerdr cannot tell which windows it may act on. Run it from a shell without NERDR_TAB (`env -u NERDR_TAB -u HERDR_PANE_ID nerdr …`)',
+    );
+  }
+  return a;
+}
+
+/** Throws `not_permitted` when the caller (an agent window) may not act on the target. */
+function checkControl(sup: Supervisor, caller: WatchedAgent | null, target: WatchedAgent, action: ControlAction): void {
+  if (!caller) return;
+  const loaded = loadConfig(configDir());
+  const v = mayControl(node(caller), node(target), action, loaded.config.control);
+  if (!v.ok) throw new RpcError('not_permitted', `${v.reason}. To change it: ${controlFix(loaded.path)}`);
 }
 
 export function registerApi(server: SocketServer, sup: Supervisor, socketPath: string): void {
@@ -210,6 +243,7 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
   server.handle('nerdr.send', (params) => {
     const p = obj(params);
     const a = findTarget(sup, str(p, 'target', true));
+    checkControl(sup, callerOf(sup, p), a, 'send to');
     const text = str(p, 'message', true);
     if (text === '') throw new RpcError('invalid_params', 'the message is empty');
     if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) throw new RpcError('too_large', `a message may hold at most ${MAX_MESSAGE_BYTES} bytes`);
@@ -253,6 +287,7 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     const a = findTarget(sup, str(p, 'target', true));
     const argv = Array.isArray(p.argv) ? p.argv.map(String) : [];
     if (argv.length === 0) throw new RpcError('invalid_params', 'argv must name a program');
+    checkControl(sup, callerOf(sup, p), a, 'restart');
     await sup.respawn(a, {
       argv,
       env: record(p.env) as Record<string, string>,
@@ -264,7 +299,9 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
   });
 
   server.handle('nerdr.stop-agent', async (params) => {
-    const a = findTarget(sup, str(obj(params), 'target', true));
+    const p = obj(params);
+    const a = findTarget(sup, str(p, 'target', true));
+    checkControl(sup, callerOf(sup, p), a, 'stop');
     await sup.closeWindow(a);
     return { target: a.windowId, stopped: true };
   });
@@ -297,6 +334,18 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     uptimeMs: Math.round(process.uptime() * 1000),
     socket: socketPath,
   }));
+
+  // Which windows the caller may stop, send to or switch to (`nerdr focus` and `nerdr next` ask
+  // before they switch): every one for a person or with [agents] control = "all".
+  server.handle('nerdr.may', (params) => {
+    const p = obj(params);
+    const caller = callerOf(sup, p);
+    const action = (['stop', 'send to', 'focus'] as const).find((x) => x === p.action) ?? 'focus';
+    const loaded = loadConfig(configDir());
+    if (!caller || loaded.config.control === 'all') return { all: true, windows: [...sup.agents.values()].map((a) => a.windowId) };
+    const windows = [...sup.agents.values()].filter((a) => mayControl(node(caller), node(a), action, 'own').ok).map((a) => a.windowId);
+    return { all: false, caller: caller.windowId, windows, fix: controlFix(loaded.path) };
+  });
 
   server.handle('nerdr.stop', () => {
     // after the answer is on its way
@@ -355,7 +404,9 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     const cwd = str(p, 'cwd') || process.env.HOME || '/';
     if (!path.isAbsolute(cwd)) throw new RpcError('invalid_params', 'cwd must be an absolute path');
     const conversation = str(p, 'conversationId');
+    const caller = callerOf(sup, p);
     const created = await sup.createWindow({
+      lineage: childLineage(caller ? node(caller) : null),
       index: typeof p.index === 'number' && Number.isInteger(p.index) && p.index >= 0 ? p.index : undefined,
       userArgs: Array.isArray(p.userArgs) ? p.userArgs.map(String) : [],
       agent,

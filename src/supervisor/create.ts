@@ -47,6 +47,8 @@ export interface NewWindowRequest {
   worktree?: { path: string; branch: string; base: string } | null | undefined;
   /** [worktrees] setup: run in the pane before the program; a failure leaves the pane's output and says so. */
   setup?: { command: string; hint: string } | null | undefined;
+  /** The agent windows that asked for this one, nearest first (ids); empty when a person did. */
+  lineage?: string[] | undefined;
   /** The tmux binary for the exit guard (exitGuardArgv), on a tmux that needs it; else none. */
   exitGuard?: string | null | undefined;
 }
@@ -151,6 +153,12 @@ export function newWindowCommands(req: NewWindowRequest): string[] {
       command('set-option', '-w', '-t', here, '@nerdr_state', 'unknown'),
       command('set-option', '-p', '-t', here, '@nerdr_pane', req.id),
     );
+    if (req.lineage && req.lineage.length > 0) {
+      cmds.push(
+        command('set-option', '-w', '-t', here, '@nerdr_parent', req.lineage[0]!),
+        command('set-option', '-w', '-t', here, '@nerdr_lineage', req.lineage.join(' ')),
+      );
+    }
     // set-option without -F stores the text as it is: a branch holding #{…} or $(…) stays text
     if (req.worktree) {
       cmds.push(

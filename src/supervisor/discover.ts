@@ -26,6 +26,7 @@ const FIELDS = [
   '@nerdr_worktree',
   '@nerdr_branch',
   '@nerdr_base',
+  '@nerdr_lineage',
   'window_name',
 ] as const;
 
@@ -72,6 +73,8 @@ export interface FoundPane {
   worktree: string;
   branch: string;
   base: string;
+  /** The agent windows that started this one (ids, nearest first; `nerdr new` from inside one). */
+  lineage: string[];
 }
 
 /** Parses `list-panes -a -F LIST_PANES_FORMAT` output; rows without @nerdr_pane are skipped. */
@@ -81,7 +84,7 @@ export function parsePaneList(text: string): FoundPane[] {
     // each row ends with tmux's line break; the last field (a window name) cannot hold one
     const v = row.replace(/\n$/, '').split(FIELD);
     if (v.length !== FIELDS.length) continue;
-    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, name] = v as string[];
+    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, lineage, name] = v as string[];
     if (!id) continue;
     let p = byPane.get(paneId!);
     if (!p) {
@@ -108,6 +111,7 @@ export function parsePaneList(text: string): FoundPane[] {
         worktree: worktree ?? '',
         branch: branch ?? '',
         base: base ?? '',
+        lineage: (lineage ?? '').split(' ').filter(Boolean),
       };
       byPane.set(paneId!, p);
     }

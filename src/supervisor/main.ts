@@ -11,16 +11,13 @@ import { createSocketServer, type HookReport, type SocketServer } from './socket
 import { processStartMs, SpoolReader } from './spool.js';
 import type { WatchedAgent } from './agent.js';
 import { registerApi } from './api.js';
-import { hashSecret } from './create.js';
 import { NerdrError } from '../errors.js';
 import { ManifestRegistry } from '../detect/index.js';
 import { NERDR_VERSION } from '../version.js';
 
 /** A secret (NERDR_TAB / HERDR_PANE_ID) to its window, by the hashes the windows keep. */
 function windowOf(sup: Supervisor, secret: string): WatchedAgent | null {
-  const h = hashSecret(secret);
-  for (const a of sup.agents.values()) if (a.secretHash === h) return a;
-  return null;
+  return sup.windowBySecret(secret);
 }
 
 /** Where an authenticated hook event goes, from the socket and from the spool alike. */

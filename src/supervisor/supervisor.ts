@@ -419,6 +419,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (err) throw err;
   }
 
+  /** The watched window whose secret this is (NERDR_TAB / HERDR_PANE_ID), by the hash it keeps; else null. */
+  windowBySecret(secret: string): WatchedAgent | null {
+    const h = hashSecret(secret);
+    for (const a of this.agents.values()) if (a.secretHash === h) return a;
+    return null;
+  }
+
   /** Manifests changed on disk: every screen is judged again by the new rules. */
   reevaluateAll(): void {
     for (const a of this.agents.values()) a.scheduleEval();
@@ -453,6 +460,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       secretHash: hashSecret(secret),
       worktree: spec.worktree ?? null,
       setup: spec.setup ?? null,
+      lineage: spec.lineage ?? [],
       // a terminal is not in _nerdr, so no marker of its would reach the supervisor
       exitGuard: this.tmux.exitGuard && spec.watched ? this.tmuxBin : null,
     });

@@ -32,6 +32,8 @@ export interface WindowSpec {
   conversation?: { id: string; from: 'launch' | 'guess' } | null | undefined;
   /** A note for `ls` (e.g. "resume failed: started a new conversation"). */
   note?: string | undefined;
+  /** The agent windows that asked for it, nearest first (src/supervisor/control.ts childLineage). */
+  lineage?: string[] | undefined;
 }
 
 export interface RespawnSpec {

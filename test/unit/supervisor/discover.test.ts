@@ -2,15 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { LIST_PANES_FORMAT, paneListRow, parsePaneList } from '../../../src/supervisor/discover.js';
 
 // The values of one pane row, in LIST_PANES_FORMAT's order.
-const row = (over: { session?: string; cwd?: string; note?: string; name?: string; pane?: string; worktree?: string; branch?: string } = {}) =>
+const row = (over: { session?: string; cwd?: string; note?: string; name?: string; pane?: string; worktree?: string; branch?: string; lineage?: string } = {}) =>
   paneListRow([
     over.pane ?? '%1', '@1', over.session ?? 'user', 'a1', '0', '', '120', '40', 'claude', 'hash', over.cwd ?? '/w',
-    '["claude"]', '2', '$1', '4242', '', '[]', over.note ?? '', over.worktree ?? '', over.branch ?? '', over.worktree ? 'main' : '', over.name ?? 'claude',
+    '["claude"]', '2', '$1', '4242', '', '[]', over.note ?? '', over.worktree ?? '', over.branch ?? '', over.worktree ? 'main' : '', over.lineage ?? '', over.name ?? 'claude',
   ]);
 
 describe('parsePaneList', () => {
   it('the format asks for every field tmux prints in a row', () => {
-    expect(LIST_PANES_FORMAT.split('#{').length - 1).toBe(22);
+    expect(LIST_PANES_FORMAT.split('#{').length - 1).toBe(23);
+  });
+
+  it('the agent windows that started a window, nearest first; none when a person did', () => {
+    expect(parsePaneList(row({ lineage: 'a2 a1' }))[0]!.lineage).toEqual(['a2', 'a1']);
+    expect(parsePaneList(row())[0]!.lineage).toEqual([]);
   });
 
   it('a folder with tabs and line breaks, and a note with a line break, do not shift the fields', () => {

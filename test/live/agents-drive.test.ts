@@ -1,0 +1,122 @@
+// An agent window that drives other windows through the real CLI, from inside its pane: it
+// starts a helper (which records its parent), may stop and type into that helper, and is
+// refused for a window a person started, unless `[agents] control = "all"`. The "agent" is a
+// small Node script run as the window's program: it has the window's NERDR_TAB, as an agent's
+// tool calls do, and writes what each command answered to a file.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+
+// argv: the file to write, then each command as a JSON array of nerdr arguments
+const DRIVER = `
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const [out, ...steps] = process.argv.slice(2);
+const results = [];
+for (const s of steps) {
+  const args = JSON.parse(s);
+  try {
+    const stdout = execFileSync(process.execPath, [process.env.NERDR_BIN, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    results.push({ args, code: 0, stdout, stderr: '' });
+  } catch (e) {
+    results.push({ args, code: e.status, stdout: String(e.stdout), stderr: String(e.stderr) });
+  }
+}
+fs.writeFileSync(out + '.tmp', JSON.stringify(results));
+fs.renameSync(out + '.tmp', out);
+setInterval(() => {}, 1 << 30);
+`;
+
+/** One word for sh. */
+const shq = (w: string): string => `'${w.replace(/'/g, `'\\''`)}'`;
+/** The window program that runs these nerdr commands from inside its pane, writing the answers to `out`. */
+const driverCmd = (driver: string, out: string, steps: string[][]): string => ['exec', process.execPath, driver, out, ...steps.map((x) => JSON.stringify(x))].map(shq).join(' ');
+
+interface Step {
+  args: string[];
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe.skipIf(!tmuxAvailable)('an agent that drives agents', () => {
+  let env: LiveEnv;
+  let dir: string;
+  let driver: string;
+
+  beforeAll(async () => {
+    env = await startLiveEnv();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'nerdr-drive-'));
+    driver = path.join(dir, 'driver.cjs');
+    writeFileSync(driver, DRIVER);
+  });
+  afterAll(async () => {
+    await env?.cleanup();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Starts a window (as a person) whose program runs the steps from inside it; returns what each answered. */
+  async function agentRuns(name: string, steps: string[][]): Promise<Step[]> {
+    const out = path.join(dir, `${name}.json`);
+    const r = await env.nerdr('new', '-d', '--name', name, '--cmd', driverCmd(driver, out, steps));
+    expect(r.code, r.stderr).toBe(0);
+    await waitFor(() => existsSync(out), { what: `${name}'s commands to finish`, timeoutMs: 30_000 });
+    return JSON.parse(readFileSync(out, 'utf8')) as Step[];
+  }
+
+  it('starts a helper that records its parent, stops it, and is refused for a window a person started', async () => {
+    const mine = await env.nerdr('new', '-d', '--name', 'persons', '--cmd', 'exec sleep 300');
+    expect(mine.code, mine.stderr).toBe(0);
+    const [made, sendOther, stopOther, sendHelper, listed, stopHelper] = await agentRuns('boss', [
+      ['new', '-d', '--name', 'helper', '--cmd', 'exec sleep 300'],
+      ['send', 'persons', 'not yours'],
+      ['stop', 'persons'],
+      ['send', 'helper', 'yours'],
+      ['ls', '--json'],
+      ['stop', 'helper'],
+    ]);
+    expect(made!.code, made!.stderr).toBe(0);
+    for (const s of [sendOther!, stopOther!]) {
+      expect(s.code, s.stderr).toBe(1);
+      expect(s.stderr).toMatch(/boss \(@\d+\) is an agent window: it may (send to|stop) only the windows it started and theirs, and persons \(@\d+\) is not one of them/);
+      expect(s.stderr).toMatch(/\[agents\] control = "all"/);
+    }
+    expect(sendHelper!.code, sendHelper!.stderr).toBe(0);
+    // reading is open to agents: ls from inside boss lists every window, and the helper's parent
+    const rows = JSON.parse(listed!.stdout) as { name: string; id: string; parent: string | null }[];
+    const boss = rows.find((x) => x.name === 'boss')!;
+    expect(rows.find((x) => x.name === 'helper')!.parent).toBe(boss.id);
+    expect(boss.parent).toBeNull();
+    expect(rows.find((x) => x.name === 'persons')!.parent).toBeNull();
+    expect(stopHelper!.code, stopHelper!.stderr).toBe(0);
+    await waitFor(async () => !(await env.lsJson()).some((x) => x.name === 'helper'), { what: 'the helper to be gone' });
+    expect((await env.lsJson()).some((x) => x.name === 'persons')).toBe(true);
+  });
+
+  it('a helper of a helper belongs to both; ls --json names each window\'s parent', async () => {
+    const [made] = await agentRuns('lead', [['new', '-d', '--name', 'mid', '--cmd', driverCmd(driver, path.join(dir, 'mid.json'), [['new', '-d', '--name', 'leaf', '--cmd', 'exec sleep 300']])]]);
+    expect(made!.code, made!.stderr).toBe(0);
+    await waitFor(() => existsSync(path.join(dir, 'mid.json')), { what: 'the helper to start its own helper' });
+    const rows = await waitFor(async () => {
+      const r = await env.lsJson();
+      return r.some((x) => x.name === 'leaf') && r;
+    }, { what: 'the helper of the helper' });
+    const id = (n: string) => rows.find((x) => x.name === n)!.id;
+    expect(rows.find((x) => x.name === 'mid')!.parent).toBe(id('lead'));
+    expect(rows.find((x) => x.name === 'leaf')!.parent).toBe(id('mid'));
+    const [stopLeaf] = await agentRuns('lead-again', [['stop', 'leaf']]);
+    // lead-again is another window: leaf is not its own
+    expect(stopLeaf!.code).toBe(1);
+  });
+
+  it('with [agents] control = "all" an agent may stop any window; a person is never limited', async () => {
+    writeFileSync(path.join(env.configDir, 'config.toml'), '[agents]\ncontrol = "all"\n');
+    const [stop] = await agentRuns('trusted', [['stop', 'persons']]);
+    expect(stop!.code, stop!.stderr).toBe(0);
+    writeFileSync(path.join(env.configDir, 'config.toml'), '');
+    const r = await env.nerdr('stop', 'leaf');
+    expect(r.code, r.stderr).toBe(0);
+  });
+});
