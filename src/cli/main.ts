@@ -39,6 +39,7 @@ const MODULES: Record<string, string> = {
   worktree: './worktree.js',
   walkthrough: './walkthrough.js',
   review: './review.js',
+  events: './events.js',
 };
 
 /** The command word: the first argument that is not a global option or its value. */

@@ -16,6 +16,7 @@ import { onPath, planLaunch } from '../integrations/plan.js';
 import { dryRunResults, isDir, liveState, restoreSessions, type RestoreEnv, type RestoreHost } from './restore.js';
 import { childLineage, controlFix, mayControl, type ControlAction, type ControlNode } from './control.js';
 import { loadConfig } from '../config.js';
+import { EventFeed } from './events.js';
 import { configDir } from '../paths.js';
 
 export interface AgentRow {
@@ -238,6 +239,30 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     stream.signal.addEventListener('abort', stop);
     const active = follow ? { active: await sup.active.follow() } : {};
     return { type: 'subscription_started', agents: [...sup.agents.values()].map((a) => agentRow(a, sup)), ...active };
+  });
+
+  // `nerdr events`: the rows, then a line per change (src/supervisor/events.ts), until the client
+  // hangs up. With a target, that window only; the stream ends when it closes.
+  server.handle('nerdr.events', (params, ctx) => {
+    const p = obj(params);
+    const only = str(p, 'target') ? findTarget(sup, str(p, 'target')).paneId : null;
+    const stream = ctx.stream();
+    const rows = () =>
+      [...sup.agents.values()].filter((a) => only === null || a.paneId === only).map((a) => ({ pane: a.paneId, row: agentRow(a, sup) }));
+    const feed = new EventFeed(
+      { send: (line) => stream.send(line), pending: () => stream.pending(), drained: (fn) => stream.drained(fn) },
+      rows,
+      () => sup.clock.now(),
+    );
+    const onChange = (a: WatchedAgent): void => {
+      if (only !== null && a.paneId !== only) return;
+      const alive = sup.agents.get(a.paneId) === a;
+      feed.update(a.paneId, alive ? agentRow(a, sup) : null);
+      if (!alive && only !== null) stream.end();
+    };
+    sup.on('change', onChange);
+    stream.signal.addEventListener('abort', () => void sup.off('change', onChange));
+    return { type: 'events_started', agents: feed.start() };
   });
 
   server.handle('nerdr.send', (params) => {

@@ -63,6 +63,10 @@ export interface StreamHandle {
   event(name: string, data: unknown): boolean;
   /** Closes the connection after what was sent is flushed. */
   end(): void;
+  /** Bytes written but not yet taken by the client (a reader that falls behind). */
+  pending(): number;
+  /** Calls `fn` once everything written so far has been taken by the client. */
+  drained(fn: () => void): void;
   readonly closed: boolean;
   /** Same as the request's signal. */
   readonly signal: AbortSignal;
@@ -247,7 +251,11 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
         id: req.id,
         method: req.method,
         signal: ac.signal,
-        stream: () => (stream ??= new StreamImpl(ac.signal, write, () => finish())),
+        stream: () =>
+          (stream ??= new StreamImpl(ac.signal, write, () => finish(), {
+            pending: () => sock.writableLength,
+            drained: (fn) => (sock.writableLength === 0 ? queueMicrotask(fn) : void sock.once('drain', fn)),
+          })),
       };
       let result: unknown;
       try {
@@ -411,8 +419,17 @@ class StreamImpl implements StreamHandle {
     readonly signal: AbortSignal,
     private readonly write: (msg: unknown) => boolean,
     private readonly finish: () => void,
+    private readonly socket: { pending(): number; drained(fn: () => void): void },
   ) {
     signal.addEventListener('abort', () => (this.done = true), { once: true });
+  }
+
+  pending(): number {
+    return this.socket.pending();
+  }
+
+  drained(fn: () => void): void {
+    if (!this.done) this.socket.drained(() => void (this.done ? undefined : fn()));
   }
 
   get closed(): boolean {

@@ -1,0 +1,58 @@
+// `nerdr events [target]`: the agent list, then each change, as it happens (the supervisor's
+// nerdr.events stream; src/supervisor/events.ts). `--json`: NDJSON — first one `ls --json` row
+// per agent, then one object per change (`type`: change, new, closed, resync).
+
+import type { Command } from 'commander';
+import { NerdrError } from '../errors.js';
+import { subscribe, SocketRequestError } from '../supervisor/socket/index.js';
+import type { AgentRow } from '../supervisor/api.js';
+import type { EventLine } from '../supervisor/events.js';
+import { ensureSupervisor, socketError, tmuxSocket } from './context.js';
+
+const clock = (ms: number): string => new Date(ms).toTimeString().slice(0, 8);
+
+function rowText(a: AgentRow): string {
+  return `${a.name} (${a.window}) ${a.agent}: ${a.state}${a.queue ? `, ${a.queue} queued` : ''}`;
+}
+
+/** One change as a person reads it: `12:00:01 api (@3): state working → done`. */
+export function lineText(l: EventLine): string {
+  switch (l.type) {
+    case 'new':
+      return `${clock(l.at)} new: ${rowText(l.agent)}`;
+    case 'closed':
+      return `${clock(l.at)} closed: ${l.name} (${l.window})`;
+    case 'resync':
+      return `${clock(l.at)} (this reader fell behind; the list again)\n${l.agents.map(rowText).join('\n')}`;
+    case 'change': {
+      const shown = l.changed.map((k) => {
+        const now = (l.agent as unknown as Record<string, unknown>)[k];
+        const was = l.was[k];
+        const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+        return scalar(now) && scalar(was) ? `${k} ${String(was)} → ${String(now)}` : k;
+      });
+      return `${clock(l.at)} ${l.agent.name} (${l.agent.window}): ${shown.join(', ')}`;
+    }
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('events [target]')
+    .description('stream every agent, then each change (state, seen, queue, conversation, exit, new and closed windows) until interrupted')
+    .option('--json', 'NDJSON: one `ls --json` row per agent, then one object per change')
+    .action(async (target: string | undefined, opts: { json?: boolean }, cmd: Command) => {
+      const sock = await tmuxSocket(cmd);
+      const socketFile = await ensureSupervisor(sock);
+      const sub = await subscribe(socketFile, 'nerdr.events', target ? { target } : {}, { timeoutMs: 10_000 }).catch((err: unknown) => {
+        throw err instanceof SocketRequestError ? socketError(err) : err;
+      });
+      const first = sub.result as { agents: AgentRow[] };
+      const out = (text: string): void => void process.stdout.write(text + '\n');
+      for (const a of first.agents) out(opts.json ? JSON.stringify(a) : rowText(a));
+      if (!opts.json && first.agents.length === 0 && !target) out('no agents yet; waiting for changes (Ctrl-C to stop)');
+      for await (const m of sub.events) out(opts.json ? JSON.stringify(m) : lineText(m as EventLine));
+      // the stream ends when the supervisor stops, or when the one window followed closes
+      if (!target) throw new NerdrError('the supervisor stopped; the stream ended', 'run `nerdr events` again (it starts the supervisor)');
+    });
+}
