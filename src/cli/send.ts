@@ -5,8 +5,11 @@ import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../supervisor/socket/server.js';
 import { MAX_MESSAGE_BYTES, undeliverableBytes } from '../supervisor/messages.js';
-import { call, callerSecret } from './context.js';
+import { call, callerSecret, ensureSupervisor, socketError, tmuxSocket } from './context.js';
 import { printJson } from './print.js';
+import { subscribe, SocketRequestError } from '../supervisor/socket/index.js';
+import type { Receipt } from '../store/queue.js';
+import { receiptEnd, receiptSteps, SEND_EXIT, stepText, type ReceiptStep } from './receipts.js';
 
 const STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'exited'];
 
@@ -60,12 +63,88 @@ function checkWords(words: string[]): void {
   }
 }
 
+function parseUntil(text: string | undefined): string[] | undefined {
+  const until = text?.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of until ?? []) {
+    if (!STATES.includes(s)) throw new NerdrError(`unknown state "${s}"`, `states: ${STATES.join(', ')}`);
+  }
+  return until;
+}
+
+function parseTimeout(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new NerdrError(`--timeout takes a positive number of seconds, not "${text}"`);
+  return Math.round(n * 1000);
+}
+
+/**
+ * Prints a message's steps as they happen (`--wait`) until its turn ends in one of `until`, and
+ * sets the exit status: 0 reached, 3 the agent went away first, 4 stalled, 124 timed out.
+ */
+async function followReceipt(cmd: Command, id: string, until: string[], timeoutMs: number, json: boolean | undefined): Promise<void> {
+  const sock = await tmuxSocket(cmd);
+  const socketFile = await ensureSupervisor(sock);
+  const sub = await subscribe(socketFile, 'nerdr.receipt', { id, follow: true }, { timeoutMs: 10_000 }).catch((err: unknown) => {
+    throw err instanceof SocketRequestError ? socketError(err) : err;
+  });
+  let shown = 0;
+  const show = (r: Receipt): { exit: number; state: string | null; why: string } | null => {
+    const steps = receiptSteps(r);
+    for (const s of steps.slice(shown)) process.stdout.write((json ? JSON.stringify({ id, ...s }) : stepText(s)) + '\n');
+    shown = steps.length;
+    return receiptEnd(r, until);
+  };
+  let end = show((sub.result as { receipt: Receipt }).receipt);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    if (timeoutMs) timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  const iterator = sub.events[Symbol.asyncIterator]();
+  while (!end) {
+    const next = await Promise.race([iterator.next(), timedOut]);
+    if (next === 'timeout') {
+      sub.close();
+      const line = { id, step: 'timeout' as const, at: Date.now() };
+      process.stdout.write((json ? JSON.stringify(line) : `timed out after ${timeoutMs / 1000} s; the message stays where it is`) + '\n');
+      process.exitCode = SEND_EXIT.timeout;
+      return;
+    }
+    if (next.done) break;
+    const m = next.value as { event?: string; data?: Receipt };
+    if (m.event === 'receipt' && m.data) end = show(m.data);
+  }
+  clearTimeout(timer);
+  sub.close();
+  if (!end) end = { exit: SEND_EXIT.gone, state: null, why: 'the supervisor stopped before the turn ended' };
+  const last = { id, step: 'end' as const, exit: end.exit, state: end.state, why: end.why };
+  process.stdout.write((json ? JSON.stringify(last) : end.why) + '\n');
+  process.exitCode = end.exit;
+}
+
 export function register(program: Command): void {
   program
-    .command('send <target> [message...]')
+    .command('send [target] [message...]')
     .description('queue a message for an agent; it is typed in when the agent is idle or done, never into a dialog (no message, or "-": read it from stdin)')
-    .option('--json', 'print JSON')
-    .action(async (target: string, words: string[], opts: { json?: boolean }, cmd: Command) => {
+    .option('--wait', 'follow it: typed in, the turn it started, how that turn ended (exit 0 reached, 3 agent gone, 4 stalled, 124 timeout)')
+    .option('--until <states>', `with --wait: the states that end the turn (default done,idle,blocked; of ${STATES.join(', ')})`)
+    .option('--timeout <seconds>', 'with --wait: give up after this many seconds (exit 124)')
+    .option('--status <id>', "print a queued message's steps so far (its id: from send --json)")
+    .option('--json', 'print JSON (with --wait / --status: one object per step)')
+    .action(async (target: string | undefined, words: string[], opts: { json?: boolean; wait?: boolean; until?: string; timeout?: string; status?: string }, cmd: Command) => {
+      const until = parseUntil(opts.until) ?? ['done', 'idle', 'blocked'];
+      const timeoutMs = parseTimeout(opts.timeout);
+      if ((opts.until || opts.timeout) && !opts.wait) throw new NerdrError('--until and --timeout go with --wait', 'nerdr send <target> "text" --wait --until done --timeout 600');
+      if (opts.status) {
+        if (target !== undefined) throw new NerdrError('--status takes only the message id', `nerdr send --status ${opts.status}`);
+        const r = await call<{ receipt: Receipt; window: string | null; name: string | null }>(cmd, 'nerdr.receipt', { id: opts.status });
+        const steps: ReceiptStep[] = receiptSteps(r.receipt);
+        if (opts.json) return printJson({ id: opts.status, window: r.window, name: r.name, steps, receipt: r.receipt });
+        process.stdout.write(`message ${opts.status} for ${r.name ?? 'a window that is gone'}${r.window ? ` (${r.window})` : ''}\n`);
+        for (const s of steps) process.stdout.write(stepText(s) + '\n');
+        return;
+      }
+      if (target === undefined) throw new NerdrError('no target given', 'nerdr send <target> "text" (a window name, @id or %pane)');
       let text = words.join(' ');
       if (words.length === 0 || (words.length === 1 && words[0] === '-')) {
         if (process.stdin.isTTY) throw new NerdrError('no message given', 'nerdr send <target> "text", or pipe it: echo text | nerdr send <target>');
@@ -86,6 +165,10 @@ export function register(program: Command): void {
       let r: { target: string; id: string; position: number; state: string; exited: boolean; warning?: string };
       r = await call(cmd, 'nerdr.send', { target, message: text, caller: callerSecret() });
       if (r.warning) process.stderr.write(`nerdr: warning: ${r.warning}\n`);
+      if (opts.wait) {
+        if (!opts.json) process.stdout.write(`queued for ${r.target} as ${r.id}\n`);
+        return followReceipt(cmd, r.id, until, timeoutMs, opts.json);
+      }
       if (opts.json) return printJson(r);
       const when = r.exited
         ? 'the agent has exited: it stays queued'
@@ -102,16 +185,8 @@ export function register(program: Command): void {
     .option('--timeout <seconds>', 'give up after this many seconds')
     .option('--json', 'print JSON')
     .action(async (target: string, opts: { until?: string; timeout?: string; json?: boolean }, cmd: Command) => {
-      const until = opts.until?.split(',').map((s) => s.trim()).filter(Boolean);
-      for (const s of until ?? []) {
-        if (!STATES.includes(s)) throw new NerdrError(`unknown state "${s}"`, `states: ${STATES.join(', ')}`);
-      }
-      let timeoutMs = 0;
-      if (opts.timeout !== undefined) {
-        const n = Number(opts.timeout);
-        if (!Number.isFinite(n) || n <= 0) throw new NerdrError(`--timeout takes a positive number of seconds, not "${opts.timeout}"`);
-        timeoutMs = Math.round(n * 1000);
-      }
+      const until = parseUntil(opts.until);
+      const timeoutMs = parseTimeout(opts.timeout);
       // its exit statuses (124, 3) follow from the reply's code: cli/main.ts EXIT_STATUS
       const r = await call<{ target: string; state: string }>(cmd, 'nerdr.wait', { target, until, timeoutMs }, { timeoutMs: 0 });
       if (opts.json) printJson(r);

@@ -23,7 +23,33 @@ export interface AgentQueue {
   messages: QueuedMessage[];
   /** Set when a delivery got no response: the queue waits for the user to visit the window. */
   stalledAt: number | null;
+  /** What became of the latest messages (nerdr send --wait / --status), newest last. */
+  receipts: Receipt[];
 }
+
+/**
+ * What became of one queued message: typed in (pasted), the turn it started (the first working,
+ * or a question, after the paste), and every state the agent was in after that until the next
+ * message was typed in or the agent went away (`closed`).
+ */
+export interface Receipt {
+  id: string;
+  queuedAt: number;
+  pastedAt: number | null;
+  startedAt: number | null;
+  states: { state: string; at: number }[];
+  /** No response to it within 5 s: the queue paused until the window is visited. */
+  stalledAt: number | null;
+  closedAt: number | null;
+  /** Why nothing more is recorded: the next message, the agent's exit, the window gone. */
+  closed: string | null;
+}
+
+/** Receipts kept per agent, and for how long. */
+export const RECEIPTS_KEPT = 20;
+export const RECEIPT_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+/** States kept per receipt (the first ones after the turn started). */
+export const RECEIPT_STATES_KEPT = 50;
 
 export interface LoadedQueue {
   queue: AgentQueue;
@@ -37,9 +63,22 @@ export interface QueueStoreOptions {
   write?: (file: string, data: string) => void;
 }
 
+const receiptSchema = z.object({
+  id: z.string(),
+  queuedAt: z.number(),
+  pastedAt: z.number().nullable(),
+  startedAt: z.number().nullable(),
+  states: z.array(z.object({ state: z.string(), at: z.number() })),
+  stalledAt: z.number().nullable(),
+  closedAt: z.number().nullable(),
+  closed: z.string().nullable(),
+});
+
 const queueSchema = z.object({
   messages: z.array(z.object({ id: z.string(), text: z.string(), queuedAt: z.number() })),
   stalledAt: z.number().nullable(),
+  // queue files written before receipts existed have none
+  receipts: z.array(receiptSchema).optional(),
 });
 
 /** A queue could not be written: the change is not on disk. The message says why and what to do. */
@@ -90,7 +129,10 @@ export class QueueStore {
     return { queue: empty(), problem: this.moveAside(agentId, file, reason) };
   }
 
-  /** Writes the queue (an empty one removes the file). Throws QueueWriteError when it is not on disk. */
+  /**
+   * Writes the queue (an empty one removes the file). Throws QueueWriteError when it is not on
+   * disk. Receipts past RECEIPTS_KEPT or RECEIPT_MAX_AGE_MS are dropped from `q` itself first.
+   */
   save(agentId: string, q: AgentQueue): void {
     const file = this.file(agentId);
     const stuck = this.stuck.get(agentId);
@@ -98,7 +140,9 @@ export class QueueStore {
     else if (stuck !== undefined) {
       throw new QueueWriteError(`${file} could not be read and is still in the way (${stuck})`, `move ${JSON.stringify(file)} away, then send again`, undefined);
     }
-    if (q.messages.length === 0 && q.stalledAt === null) {
+    const cutoff = this.now() - RECEIPT_MAX_AGE_MS;
+    q.receipts = q.receipts.filter((r) => (r.closedAt ?? r.queuedAt) >= cutoff).slice(-RECEIPTS_KEPT);
+    if (q.messages.length === 0 && q.stalledAt === null && q.receipts.length === 0) {
       try {
         unlinkSync(file);
       } catch (err) {
@@ -146,7 +190,7 @@ export class QueueStore {
 }
 
 function empty(): AgentQueue {
-  return { messages: [], stalledAt: null };
+  return { messages: [], stalledAt: null, receipts: [] };
 }
 
 /** The queue in the text, or why it is not one. */
@@ -164,7 +208,11 @@ function brokenReason(text: string): AgentQueue | string {
     const where = first?.path.length ? first.path.join('.') : 'the file';
     return `is not a message queue (${where}: ${first?.message ?? 'invalid'})`;
   }
-  return { messages: r.data.messages.map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt })), stalledAt: r.data.stalledAt };
+  return {
+    messages: r.data.messages.map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt })),
+    stalledAt: r.data.stalledAt,
+    receipts: (r.data.receipts ?? []).map((x) => ({ ...x, states: x.states.map((s) => ({ ...s })) })),
+  };
 }
 
 function writeError(file: string, err: unknown): QueueWriteError {

@@ -17,6 +17,7 @@ import { dryRunResults, isDir, liveState, restoreSessions, type RestoreEnv, type
 import { childLineage, controlFix, mayControl, type ControlAction, type ControlNode } from './control.js';
 import { loadConfig } from '../config.js';
 import { EventFeed } from './events.js';
+import type { Receipt } from '../store/queue.js';
 import { configDir } from '../paths.js';
 
 export interface AgentRow {
@@ -274,6 +275,27 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) throw new RpcError('too_large', `a message may hold at most ${MAX_MESSAGE_BYTES} bytes`);
     const r = sup.messages.enqueue(a, text);
     return { target: a.windowId, ...r, state: a.state, exited: a.dead };
+  });
+
+  // What became of a queued message (`nerdr send --status ID`); with follow, a stream of its
+  // receipt each time it moves on (`nerdr send --wait`), ending once nothing more is recorded.
+  server.handle('nerdr.receipt', (params, ctx) => {
+    const p = obj(params);
+    const id = str(p, 'id', true);
+    const found = sup.messages.receipt(id);
+    if (!found) throw new RpcError('unknown_message', `no message ${id} (receipts are kept for a day, the last 20 per window)`);
+    const win = [...sup.agents.values()].find((a) => a.id === found.agentId);
+    const answer = { receipt: found.receipt, window: win?.windowId ?? null, name: win?.name ?? null };
+    if (p.follow !== true || found.receipt.closedAt !== null || !win) return answer;
+    const stream = ctx.stream();
+    const onReceipt = (a: WatchedAgent, r: Receipt): void => {
+      if (r.id !== id) return;
+      stream.event('receipt', r);
+      if (r.closedAt !== null) stream.end();
+    };
+    sup.on('receipt', onReceipt);
+    stream.signal.addEventListener('abort', () => void sup.off('receipt', onReceipt));
+    return answer;
   });
 
   // Resolves when the agent that occupies the window now reaches one of the states; fails when

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { command } from '../tmux/quote.js';
 import type { Reply } from '../tmux/client.js';
-import { QueueWriteError, type QueueStore, type QueuedMessage, type AgentQueue } from '../store/queue.js';
+import { QueueWriteError, RECEIPT_STATES_KEPT, type QueueStore, type QueuedMessage, type AgentQueue, type Receipt } from '../store/queue.js';
 import { RpcError } from './socket/errors.js';
 import type { WatchedAgent } from './agent.js';
 import type { Logger } from './log.js';
@@ -31,6 +31,8 @@ export interface MessengerDeps {
   clock: Clock;
   /** The queue's count or stall changed: repaint the light. */
   changed(a: WatchedAgent): void;
+  /** A message's receipt moved on (nerdr send --wait follows this). */
+  receipt?(a: WatchedAgent, r: Receipt): void;
 }
 
 export class Messenger {
@@ -38,6 +40,8 @@ export class Messenger {
   private readonly inFlight = new Map<string, InFlight>();
   /** A queue file that could not be used when it was loaded: told to the next sender. */
   private readonly notices = new Map<string, string>();
+  /** Per agent: the receipt of the message typed in last, whose turn is being followed. */
+  private readonly active = new Map<string, Receipt>();
 
   constructor(private readonly deps: MessengerDeps) {}
 
@@ -46,6 +50,9 @@ export class Messenger {
     if (!q) {
       const loaded = this.deps.store.load(a.id);
       q = loaded.queue;
+      // a restarted supervisor goes on following the turn of the last message typed in
+      const open = q.receipts.filter((r) => r.pastedAt !== null && r.closedAt === null).at(-1);
+      if (open) this.active.set(a.id, open);
       if (loaded.problem !== null) {
         this.deps.log('warn', `${a.name}: ${loaded.problem}`);
         this.notices.set(a.id, loaded.problem);
@@ -73,11 +80,14 @@ export class Messenger {
     if (why !== null) throw new RpcError('invalid_message', `the message cannot be typed in exactly: ${why}`);
     const q = this.queue(a);
     const m: QueuedMessage = { id: randomBytes(6).toString('hex'), text, queuedAt: this.deps.clock.now() };
+    const receipt: Receipt = { id: m.id, queuedAt: m.queuedAt, pastedAt: null, startedAt: null, states: [], stalledAt: null, closedAt: null, closed: null };
     q.messages.push(m);
+    q.receipts.push(receipt);
     try {
       this.deps.store.save(a.id, q);
     } catch (err) {
       q.messages = q.messages.filter((x) => x !== m);
+      q.receipts = q.receipts.filter((x) => x !== receipt);
       const e = err as Error;
       this.deps.log('error', `${a.name}: a message was refused: the queue cannot be saved: ${e.message}`);
       const fix = e instanceof QueueWriteError ? e.fix : 'see the supervisor log, then send again';
@@ -101,8 +111,24 @@ export class Messenger {
     this.tryDeliver(a);
   }
 
+  /** The receipt of a message, by its id, with the agent id it was queued for; null when unknown. */
+  receipt(id: string): { agentId: string; receipt: Receipt } | null {
+    for (const [agentId, q] of this.queues) {
+      const r = q.receipts.find((x) => x.id === id);
+      if (r) return { agentId, receipt: r };
+    }
+    // a window that is gone: its queue file keeps the receipts
+    for (const agentId of this.deps.store.ids()) {
+      if (this.queues.has(agentId)) continue;
+      const r = this.deps.store.load(agentId).queue.receipts.find((x) => x.id === id);
+      if (r) return { agentId, receipt: r };
+    }
+    return null;
+  }
+
   /** Called on every state change of the agent. */
   stateChanged(a: WatchedAgent): void {
+    this.follow(a);
     const f = this.inFlight.get(a.id);
     if (f && f.timer && a.state === 'working') this.confirmed(a, 'the agent started working');
     else if (f && f.timer && a.state === 'blocked') this.confirmed(a, 'the agent asked a question');
@@ -116,6 +142,7 @@ export class Messenger {
   }
 
   forget(a: WatchedAgent): void {
+    this.close(a, 'the window is gone');
     const f = this.inFlight.get(a.id);
     f?.timer?.cancel();
     this.inFlight.delete(a.id);
@@ -149,6 +176,14 @@ export class Messenger {
             this.deps.log('warn', `${a.name}: paste failed: ${replies.map((x) => x.lines.join(' ')).join(' ')}`);
             return;
           }
+          // the turn of the message before is no longer this agent's latest
+          this.close(a, 'the next message was typed in');
+          const r = this.queue(a).receipts.find((x) => x.id === next.id);
+          if (r) {
+            r.pastedAt = this.deps.clock.now();
+            this.active.set(a.id, r);
+            this.receiptMoved(a, r);
+          }
           this.deps.clock.after(integrationFor(a.agent)?.enterDelayMs ?? DEFAULT_ENTER_DELAY_MS, () => this.pressEnter(a, f));
         },
       );
@@ -172,6 +207,12 @@ export class Messenger {
     this.inFlight.delete(a.id);
     const q = this.queue(a);
     q.messages = q.messages.filter((m) => m.id !== f.message.id);
+    const r = this.active.get(a.id);
+    if (r && r.id === f.message.id && r.startedAt === null) {
+      r.startedAt = this.deps.clock.now();
+      if (a.state === 'working' || a.state === 'blocked') r.states.push({ state: a.state, at: r.startedAt });
+      this.deps.receipt?.(a, r);
+    }
     this.persist(a, q);
     this.deps.log('info', `${a.name}: message ${f.message.id} delivered (${why})`);
     this.deps.changed(a);
@@ -185,9 +226,41 @@ export class Messenger {
     // would type it twice, so it leaves the queue; the rest waits, in order, for the user.
     q.messages = q.messages.filter((m) => m.id !== f.message.id);
     q.stalledAt = this.deps.clock.now();
+    const r = this.active.get(a.id);
+    if (r && r.id === f.message.id) {
+      r.stalledAt = q.stalledAt;
+      this.deps.receipt?.(a, r);
+    }
     this.persist(a, q);
     this.deps.log('warn', `${a.name}: no response ${CONFIRM_MS / 1000} s after message ${f.message.id}; queue paused until the window is visited`);
     this.deps.changed(a);
+  }
+
+  /** The turn the last message started: each state after it, until the agent goes away. */
+  private follow(a: WatchedAgent): void {
+    const r = this.active.get(a.id);
+    if (!r || r.startedAt === null) return;
+    const last = r.states[r.states.length - 1];
+    if (last?.state !== a.state && r.states.length < RECEIPT_STATES_KEPT) {
+      r.states.push({ state: a.state, at: this.deps.clock.now() });
+      if (a.dead) this.close(a, 'the agent exited');
+      else this.receiptMoved(a, r);
+    } else if (a.dead) this.close(a, 'the agent exited');
+  }
+
+  /** Nothing more is recorded on the agent's active receipt. */
+  private close(a: WatchedAgent, why: string): void {
+    const r = this.active.get(a.id);
+    if (!r) return;
+    this.active.delete(a.id);
+    r.closedAt = this.deps.clock.now();
+    r.closed = why;
+    this.receiptMoved(a, r);
+  }
+
+  private receiptMoved(a: WatchedAgent, r: Receipt): void {
+    this.persist(a, this.queue(a));
+    this.deps.receipt?.(a, r);
   }
 
   /** A change after queueing (delivered, stalled, resumed): not being able to save it is logged. */

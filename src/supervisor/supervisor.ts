@@ -18,7 +18,7 @@ import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } fr
 import { LightsWriter } from './lights.js';
 import { lightBgFrom, looksFromOptions, parseShowOptions } from '../looks.js';
 import { Messenger } from './messages.js';
-import { QueueStore } from '../store/queue.js';
+import { QueueStore, type Receipt } from '../store/queue.js';
 import { SessionStore } from '../store/sessions.js';
 import { SessionSaver } from './saver.js';
 import { ViewWatcher } from './views.js';
@@ -64,6 +64,8 @@ export interface SupervisorEvents {
   change: [agent: WatchedAgent];
   /** The window some user session shows changed (only while someone follows: `active.follow()`). */
   active: [list: ActiveWindow[]];
+  /** A queued message's receipt moved on (typed in, its turn started, a state after it, closed). */
+  receipt: [agent: WatchedAgent, receipt: Receipt];
   exit: [];
 }
 
@@ -110,7 +112,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.messages = new Messenger({
       sendLine: (cmds, done) => this.sendLine(cmds, done),
       log: opts.log,
-      store: new QueueStore(path.join(opts.stateDir, 'queues')),
+      store: new QueueStore(path.join(opts.stateDir, 'queues'), { now: () => this.clock.now() }),
       clock: this.clock,
       changed: (a) => {
         this.paint(a);
@@ -118,6 +120,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         // a queue that stalls while its window is on screen resumes after the usual second
         if (this.messages.queue(a).stalledAt !== null) this.views.schedule();
       },
+      receipt: (a, r) => this.emit('receipt', a, r),
     });
     this.views = new ViewWatcher({
       agents,

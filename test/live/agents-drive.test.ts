@@ -6,8 +6,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { NERDR_BIN, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 
 // argv: the file to write, then each command as a JSON array of nerdr arguments
 const DRIVER = `
@@ -93,6 +94,37 @@ describe.skipIf(!tmuxAvailable)('an agent that drives agents', () => {
     expect(stopHelper!.code, stopHelper!.stderr).toBe(0);
     await waitFor(async () => !(await env.lsJson()).some((x) => x.name === 'helper'), { what: 'the helper to be gone' });
     expect((await env.lsJson()).some((x) => x.name === 'persons')).toBe(true);
+  });
+
+  it('the loop, watched through nerdr events: start a helper agent, send it work with --wait and get the receipts through to done', async () => {
+    const events = spawn(process.execPath, [NERDR_BIN, '-L', env.server, 'events', '--json'], { env: env.env, stdio: ['ignore', 'pipe', 'ignore'] });
+    env.track(events.pid!);
+    let seen = '';
+    events.stdout!.on('data', (d: Buffer) => void (seen += d.toString('utf8')));
+    await waitFor(() => seen.length > 0, { what: 'the event stream to start' });
+    const [made, ready, sent] = await agentRuns('conductor', [
+      ['new', 'demo', '-d', '--name', 'worker', '--', '--auto', '0', '--work', '1'],
+      ['wait', 'worker', '--until', 'idle', '--timeout', '30'],
+      ['send', 'worker', 'write the tests', '--wait', '--json', '--timeout', '60'],
+    ]);
+    expect(made!.code, made!.stderr).toBe(0);
+    expect(ready!.code, ready!.stderr).toBe(0);
+    expect(sent!.code, sent!.stderr + sent!.stdout).toBe(0);
+    const steps = sent!.stdout.trim().split('\n').map((l) => JSON.parse(l) as { step: string; state?: string; exit?: number; id: string });
+    expect(steps.map((x) => x.step)).toEqual(expect.arrayContaining(['queued', 'pasted', 'started']));
+    expect(steps.indexOf(steps.find((x) => x.step === 'pasted')!)).toBeLessThan(steps.indexOf(steps.find((x) => x.step === 'started')!));
+    expect(steps.at(-1)).toMatchObject({ step: 'end', exit: 0, state: 'done' });
+    // the receipt stays: send --status prints the same steps later
+    const status = await env.nerdr('send', '--status', steps[0]!.id, '--json');
+    expect(status.code, status.stderr).toBe(0);
+    expect((JSON.parse(status.stdout) as { steps: { step: string }[] }).steps.map((x) => x.step)).toEqual(expect.arrayContaining(['queued', 'pasted', 'started', 'state']));
+    // what the stream saw: the helper appear, start working on the message and finish
+    const lines = seen.trim().split('\n').map((l) => JSON.parse(l) as { type?: string; agent?: { name: string; state: string; parent: string | null }; changed?: string[] });
+    const worker = lines.filter((l) => l.agent?.name === 'worker');
+    expect(worker[0]).toMatchObject({ type: 'new', agent: { parent: expect.any(String) } });
+    const states = worker.filter((l) => l.changed?.includes('state')).map((l) => l.agent!.state);
+    expect(states).toEqual(expect.arrayContaining(['working', 'done']));
+    events.kill('SIGINT');
   });
 
   it('a helper of a helper belongs to both; ls --json names each window\'s parent', async () => {

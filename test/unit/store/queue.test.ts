@@ -9,7 +9,7 @@ import { writeFileAtomic } from '../../../src/store/atomic.js';
 
 let dir: string;
 const NOW = Date.UTC(2030, 0, 31, 12, 0, 0);
-const good = { messages: [{ id: 'a1', text: 'run the tests', queuedAt: NOW }], stalledAt: null };
+const good = { messages: [{ id: 'a1', text: 'run the tests', queuedAt: NOW }], stalledAt: null, receipts: [] };
 
 beforeEach(() => {
   dir = path.join(mkdtempSync(path.join(tmpdir(), 'nerdr-queue-')), 'queues');
@@ -21,6 +21,21 @@ afterEach(() => {
 
 const files = () => readdirSync(dir).sort();
 
+describe('receipts', () => {
+  const receipt = (id: string, at: number) => ({ id, queuedAt: at, pastedAt: at, startedAt: null, states: [], stalledAt: null, closedAt: at, closed: 'the next message was typed in' });
+
+  it('a queue file from before receipts reads with none; receipts keep the file, the last 20 of the last day', () => {
+    writeFileSync(path.join(dir, 'old.json'), JSON.stringify({ messages: [], stalledAt: 5 }));
+    expect(new QueueStore(dir).load('old')).toEqual({ queue: { messages: [], stalledAt: 5, receipts: [] }, problem: null });
+    const s = new QueueStore(dir, { now: () => NOW });
+    const many = Array.from({ length: 25 }, (_, i) => receipt(`r${i}`, NOW - 1000 + i));
+    s.save('ag1', { messages: [], stalledAt: null, receipts: [receipt('stale', NOW - 25 * 3600_000), ...many] });
+    expect(s.load('ag1').queue.receipts.map((r) => r.id)).toEqual(many.slice(-20).map((r) => r.id));
+    s.save('ag1', { messages: [], stalledAt: null, receipts: [receipt('stale', NOW - 25 * 3600_000)] });
+    expect(files()).not.toContain('ag1.json');
+  });
+});
+
 describe('QueueStore.load', () => {
   it('reads a queue it wrote', () => {
     const s = new QueueStore(dir, { now: () => NOW });
@@ -29,7 +44,7 @@ describe('QueueStore.load', () => {
   });
 
   it('a missing file is an empty queue, with no problem', () => {
-    expect(new QueueStore(dir).load('ag1')).toEqual({ queue: { messages: [], stalledAt: null }, problem: null });
+    expect(new QueueStore(dir).load('ag1')).toEqual({ queue: { messages: [], stalledAt: null, receipts: [] }, problem: null });
   });
 
   const full = JSON.stringify(good);
@@ -44,7 +59,7 @@ describe('QueueStore.load', () => {
     writeFileSync(path.join(dir, 'ag1.json'), text);
     const s = new QueueStore(dir, { now: () => NOW });
     const r = s.load('ag1');
-    expect(r.queue).toEqual({ messages: [], stalledAt: null });
+    expect(r.queue).toEqual({ messages: [], stalledAt: null, receipts: [] });
     expect(r.problem).toMatch(reason);
     expect(r.problem).toContain('ag1.broken-2030-01-31T12-00-00-000Z.json');
     expect(files()).toEqual(['ag1.broken-2030-01-31T12-00-00-000Z.json']);
@@ -81,7 +96,7 @@ describe('QueueStore.save', () => {
     });
     const e = (() => {
       try {
-        s.save('ag1', { messages: [...good.messages, { id: 'b2', text: 'more', queuedAt: NOW }], stalledAt: null });
+        s.save('ag1', { messages: [...good.messages, { id: 'b2', text: 'more', queuedAt: NOW }], stalledAt: null, receipts: [] });
       } catch (err) {
         return err;
       }

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT_GUARD_SCRIPT, EXIT_MARKER, exitChannel, hashSecret } from '../../../src/supervisor/create.js';
 import { systemClock } from '../../../src/supervisor/clock.js';
 import { startRig, settle, type Rig } from './harness.js';
+import { QueueStore } from '../../../src/store/queue.js';
 
 const RULE = '─'.repeat(80);
 const IDLE = ['nerdr demo agent', '', RULE, '❯', RULE, '  ? for shortcuts · demo agent'];
@@ -210,6 +211,35 @@ describe('messages', () => {
     await rig.wait(1500);
     expect(rig.sup.messages.queue(a).stalledAt).toBeNull();
     expect(rig.tmux.sent('set-buffer').map((w) => w.at(-1))).toEqual(['first', 'second']);
+  });
+
+  it('a receipt follows the message: queued, typed in, the turn it started, each state after, closed by the next message', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    await rig.wait(300);
+    const a = rig.sup.agents.get('%1')!;
+    const moved: string[] = [];
+    rig.sup.on('receipt', (_a, r) => void moved.push(`${r.id}:${r.pastedAt !== null}/${r.startedAt !== null}/${r.states.map((x) => x.state).join(',')}/${r.closed ?? ''}`));
+    const { id } = rig.sup.messages.enqueue(a, 'run the tests');
+    await rig.wait(300);
+    show(rig, '%1', WORKING);
+    await rig.wait(300);
+    show(rig, '%1', IDLE);
+    await rig.wait(3000);
+    expect(a.state).toBe('done');
+    const r = rig.sup.messages.receipt(id)!.receipt;
+    expect(r.pastedAt).not.toBeNull();
+    expect(r.startedAt).not.toBeNull();
+    expect(r.states.map((x) => x.state)).toEqual(['working', 'done']);
+    expect(r.closed).toBeNull();
+    // on disk with the queue: a restarted supervisor has it, and goes on following it
+    const again = new QueueStore(path.join(rig.stateDir, 'queues')).load(a.id).queue.receipts;
+    expect(again.map((x) => x.id)).toEqual([id]);
+    const second = rig.sup.messages.enqueue(a, 'and the lint');
+    await rig.wait(300);
+    expect(rig.sup.messages.receipt(id)!.receipt.closed).toBe('the next message was typed in');
+    expect(rig.sup.messages.receipt(second.id)!.receipt.pastedAt).not.toBeNull();
+    expect(moved[0]).toBe(`${id}:true/false//`);
+    expect(moved).toContain(`${id}:true/true/working,done/`);
   });
 
   it('nothing is typed into a working agent; the light shows the queue', async () => {
