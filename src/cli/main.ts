@@ -40,6 +40,7 @@ const MODULES: Record<string, string> = {
   walkthrough: './walkthrough.js',
   review: './review.js',
   events: './events.js',
+  skill: './skill.js',
 };
 
 /** The command word: the first argument that is not a global option or its value. */

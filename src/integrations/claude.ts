@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, withoutFlag } from './common.js';
 import { mapClaude } from './events/claude.js';
+import { claudeSkillPlugin } from './skill.js';
 import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
 
 /** Events nerdr listens to, and the matcher group used for each. */
@@ -125,6 +126,10 @@ export function planClaude(p: PlanInput): LaunchPlan {
       const file = launchFile(ctx.stateDir, 'claude', 'settings', 'json', JSON.stringify(settings, null, 2) + '\n');
       files.push(file);
       flags.unshift('--settings', file);
+      // the nerdr skill, as a plugin for this launch only (nothing installed in ~/.claude)
+      const plugin = claudeSkillPlugin(ctx.stateDir, ctx.packageRoot);
+      files.push(plugin);
+      flags.push('--plugin-dir', plugin);
       const trusted = hasFlag(args, ['-p', '--print']) ? true : claudeTrusts(p.env, ctx.cwd);
       if (trusted === false) {
         notes.push(`Claude will ask whether you trust ${ctx.cwd}; its hooks run only once you accept (until then the screen is read)`);
@@ -145,7 +150,7 @@ export const claude: AgentIntegration = {
   plan: planClaude,
   hooks: { map: mapClaude },
   files: null,
-  launchWiring: '--settings <state>/launch/claude/settings-*.json + --session-id',
+  launchWiring: '--settings <state>/launch/claude/settings-*.json + --session-id + --plugin-dir <state>/launch/claude/plugin-* (the nerdr skill)',
   resume: {
     args: flagThenId('--resume'),
     continue: ['--continue'],

@@ -2,14 +2,14 @@
 // model server, a sequence of turns driven with send-keys, and nerdr's state checked at each
 // phase. Each phase is a test; the phases share the agent and run in order.
 
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, inject, it, type TestContext } from 'vitest';
 import type { AgentProfile } from './agents.js';
 import type { FakeServer, LoggedRequest, Script } from './fake/common.js';
 import { AgentRun, until, type Row } from './harness.js';
 import { hasCommand, hasLaunchWiring, hasSeenRule, nerdrCommit } from './product.js';
-import { AGENT_PACKAGES, RESULTS_DIR, SCREENS_DIR } from './versions.js';
+import { AGENT_PACKAGES, REPO_ROOT, RESULTS_DIR, SCREENS_DIR } from './versions.js';
 
 export type Outcome = 'pass' | 'fail' | 'pending' | 'n/a';
 
@@ -286,6 +286,18 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       }
       if (!own) throw new Error(`the agent's own conversation id was not found in its requests; nerdr has ${row?.conversationId}`);
       if (row?.conversationId !== own) throw new Error(`nerdr recorded ${row?.conversationId ?? 'nothing'} (from ${row?.conversationFrom}), the agent uses ${own}`);
+    });
+
+    phase('the nerdr skill reaches the model', async (_ctx, pending) => {
+      if (profile.agent !== 'claude') pending('nerdr hands its skill to Claude Code only so far (docs/agents.md, "The nerdr skill")');
+      // the skill's description, as SKILL.md says it: the agent lists its skills to the model
+      const skill = readFileSync(path.join(REPO_ROOT, 'hooks', 'skills', 'nerdr', 'SKILL.md'), 'utf8');
+      const description = /^description: (.+)$/m.exec(skill)?.[1];
+      if (!description) throw new Error('hooks/skills/nerdr/SKILL.md has no description line');
+      const probe = description.slice(0, 60);
+      const hit = server.requests.find((x) => JSON.stringify(x.body).includes(probe));
+      if (!hit) throw new Error(`no request to the model mentions the nerdr skill ("${probe}…"): the agent did not load it`);
+      notes.push(`the nerdr skill was in a request to the model (${hit.script})`);
     });
 
     phase('nerdr restore resumes the conversation', async (_ctx, pending) => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -57,6 +57,22 @@ describe('claude launch plan', () => {
     expect(plan.conversationId).toBe(sid);
     expect(plan.wiring).toBe('launch');
     expect(plan.env).toEqual({});
+  });
+
+  it('hands Claude the nerdr skill as a plugin for this launch only (--plugin-dir under <state>/launch); not with --no-hooks', async () => {
+    const c = ctx();
+    const plan = await launchPlan('claude', [], c);
+    const dir = plan.argv[plan.argv.indexOf('--plugin-dir') + 1]!;
+    expect(dir.startsWith(path.join(c.stateDir, 'launch', 'claude', 'plugin-'))).toBe(true);
+    expect(JSON.parse(readFileSync(path.join(dir, '.claude-plugin', 'plugin.json'), 'utf8'))).toMatchObject({ name: 'nerdr' });
+    const skill = readFileSync(path.join(dir, 'skills', 'nerdr', 'SKILL.md'), 'utf8');
+    expect(skill).toBe(readFileSync(path.join(packageRoot, 'hooks', 'skills', 'nerdr', 'SKILL.md'), 'utf8'));
+    expect(skill).toMatch(/^---\nname: nerdr\ndescription: .+\n---\n/);
+    expect(plan.files).toContain(dir);
+    // nothing in the user's home
+    expect(readdirSync(path.join(root, 'home'))).toEqual([]);
+    const off = await launchPlan('claude', [], ctx({ hooks: false }));
+    expect(off.argv).not.toContain('--plugin-dir');
   });
 
   it('registers every event the recorded Claude sessions fired, and the mapper understands them', async () => {
