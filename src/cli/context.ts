@@ -48,12 +48,12 @@ async function info(socketFile: string, timeoutMs = 1500): Promise<Info | null> 
 }
 
 /**
- * The secret of the agent window this command runs in (NERDR_TAB, or herdr's HERDR_PANE_ID), or
- * undefined at a person's shell: the supervisor limits what an agent may do to other windows
- * (src/supervisor/control.ts).
+ * The secret of the agent window this command runs in (NERDR_TAB), or undefined at a person's
+ * shell: the supervisor limits what an agent may do to other windows (src/supervisor/control.ts).
+ * Not HERDR_PANE_ID: in a real herdr pane that is herdr's pane, not a nerdr window.
  */
 export function callerSecret(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return env.NERDR_TAB || env.HERDR_PANE_ID || undefined;
+  return env.NERDR_TAB || undefined;
 }
 
 /** True when this tmux server's supervisor answers (nothing is started). */

@@ -2,7 +2,7 @@
 
 import { existsSync } from 'node:fs';
 import { checkTmuxVersion, serverRunning } from '../tmux/server.js';
-import { configDir, ensureStateDir, lightsOffFile, serverFiles } from '../paths.js';
+import { configDir, ensureStateDir, lightsOffFile, nerdrBin, serverFiles } from '../paths.js';
 import { formatProblem, loadConfig } from '../config.js';
 import { tryLock } from '../store/lock.js';
 import { fileLogger, type Logger } from './log.js';
@@ -10,7 +10,9 @@ import { Supervisor } from './supervisor.js';
 import { createSocketServer, type HookReport, type SocketServer } from './socket/index.js';
 import { processStartMs, SpoolReader } from './spool.js';
 import type { WatchedAgent } from './agent.js';
-import { registerApi } from './api.js';
+import { agentRow, registerApi } from './api.js';
+import { HerdrUplink, herdrTarget } from './herdr-uplink.js';
+import type { Timer } from './clock.js';
 import { NerdrError } from '../errors.js';
 import { ManifestRegistry } from '../detect/index.js';
 import { NERDR_VERSION } from '../version.js';
@@ -124,5 +126,21 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     // hooks still reach the socket through `nerdr hook`; the shell hook's events wait on disk
     log('error', `cannot read the hook spool ${files.spool}: ${(err as Error).message}`);
   }
+  reportToHerdr(sup, files.socket, log);
   log('info', `supervisor ${process.pid} ready on ${files.socket}`);
+}
+
+/** Inside a herdr pane: its sidebar shows nerdr's most urgent agent (src/supervisor/herdr-uplink.ts). */
+function reportToHerdr(sup: Supervisor, socket: string, log: Logger): void {
+  const target = herdrTarget(process.env, nerdrBin, socket);
+  if (!target) return;
+  const up = new HerdrUplink(target, (m) => log('warn', m));
+  let timer: Timer | null = null;
+  const push = (): void => {
+    timer = null;
+    up.update([...sup.agents.values()].map((a) => agentRow(a, sup)));
+  };
+  sup.on('change', () => void (timer ??= sup.clock.after(100, push)));
+  push();
+  log('info', `inside herdr (pane ${target.pane}): reporting the most urgent agent with ${target.bin} pane report-agent`);
 }
