@@ -91,3 +91,52 @@ export class HerdrUplink {
     });
   }
 }
+
+/** The subscription that tells the supervisor a client got focus (tmux 3.3: client-focus-in). */
+export const FOCUS_SUBSCRIPTION = 'nerdr-f';
+
+/**
+ * The tmux commands that make a client's focus visible to the supervisor: a hook of our own index
+ * (the user's client-focus-in hooks stay) counts focus events in a global option and names the
+ * client, and a subscription reports the change (within a second).
+ */
+export function focusWatchCommands(): string[][] {
+  return [
+    ['set-option', '-g', '@nerdr_focus_n', '0'],
+    ['set-hook', '-g', 'client-focus-in[77]', "set-option -gF @nerdr_focus_client '#{client_name}' ; set-option -gF @nerdr_focus_n '#{e|+:#{@nerdr_focus_n},1}'"],
+    ['refresh-client', '-B', `${FOCUS_SUBSCRIPTION}::#{@nerdr_focus_n}|#{@nerdr_focus_client}`],
+  ];
+}
+
+/** The agent a focused client should be switched to: the oldest blocked, else the oldest done. */
+export function mostUrgent(rows: AgentRow[]): AgentRow | null {
+  const oldest = (state: string) => rows.filter((r) => r.state === state).sort((a, b) => a.stateSince - b.stateSince)[0];
+  return oldest('blocked') ?? oldest('done') ?? null;
+}
+
+/**
+ * Switches a client that got focus to the most urgent agent, once per urgent event: focusing the
+ * pane again with nothing new urgent leaves the client where the user put it.
+ */
+export class FocusSwitch {
+  private lastEvent = '';
+  private lastCount = '';
+
+  /**
+   * A focus report (the subscription's value): switch the client to an agent, or stay (and why);
+   * null when it is no new focus.
+   */
+  focused(value: string, rows: AgentRow[]): { client: string; agent: AgentRow } | { client: string; stay: string } | null {
+    const bar = value.indexOf('|');
+    const count = value.slice(0, bar);
+    const client = value.slice(bar + 1);
+    if (bar < 0 || !client || count === this.lastCount || count === '0') return null;
+    this.lastCount = count;
+    const a = mostUrgent(rows);
+    if (!a) return { client, stay: 'nothing needs the user' };
+    const event = `${a.id}:${a.state}:${a.stateSince}`;
+    if (event === this.lastEvent) return { client, stay: `${a.name} (${a.state}) was shown already` };
+    this.lastEvent = event;
+    return { client, agent: a };
+  }
+}

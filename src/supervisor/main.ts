@@ -11,7 +11,8 @@ import { createSocketServer, type HookReport, type SocketServer } from './socket
 import { processStartMs, SpoolReader } from './spool.js';
 import type { WatchedAgent } from './agent.js';
 import { agentRow, registerApi } from './api.js';
-import { HerdrUplink, herdrTarget } from './herdr-uplink.js';
+import { FOCUS_SUBSCRIPTION, FocusSwitch, focusWatchCommands, HerdrUplink, herdrTarget } from './herdr-uplink.js';
+import { command } from '../tmux/quote.js';
 import type { Timer } from './clock.js';
 import { NerdrError } from '../errors.js';
 import { ManifestRegistry } from '../detect/index.js';
@@ -143,4 +144,24 @@ function reportToHerdr(sup: Supervisor, socket: string, log: Logger): void {
   sup.on('change', () => void (timer ??= sup.clock.after(100, push)));
   push();
   log('info', `inside herdr (pane ${target.pane}): reporting the most urgent agent with ${target.bin} pane report-agent`);
+  // herdr focusing the pane (with focus-events on): the client goes to what needs the user
+  if (!sup.tmux.clientFocusHook) {
+    log('info', `inside herdr: switching to the most urgent agent when the pane gets focus needs tmux 3.3 (client-focus-in); this is ${sup.tmuxVersion}`);
+    return;
+  }
+  const focus = new FocusSwitch();
+  sup.on('subscription', (name, value) => {
+    if (name !== FOCUS_SUBSCRIPTION) return;
+    const go = focus.focused(value, [...sup.agents.values()].map((a) => agentRow(a, sup)));
+    if (!go) return;
+    if ('stay' in go) return log('info', `inside herdr: focus of ${go.client}; staying: ${go.stay}`);
+    const a = [...sup.agents.values()].find((x) => x.id === go.agent.id);
+    const link = a?.links[0];
+    if (!a || !link) return;
+    sup.run(command('switch-client', '-c', go.client, '-t', `${link.sessionId}:${a.windowId}`)).then(
+      () => log('info', `inside herdr: focus; switched ${go.client} to ${a.name} (${a.state})`),
+      (err: Error) => log('warn', `inside herdr: could not switch ${go.client} to ${a.name}: ${err.message}`),
+    );
+  });
+  for (const c of focusWatchCommands()) void sup.run(command(c[0]!, ...c.slice(1))).catch((err: Error) => log('warn', `inside herdr: ${c[0]} failed: ${err.message}`));
 }

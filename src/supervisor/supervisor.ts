@@ -66,6 +66,8 @@ export interface SupervisorEvents {
   active: [list: ActiveWindow[]];
   /** A queued message's receipt moved on (typed in, its turn started, a state after it, closed). */
   receipt: [agent: WatchedAgent, receipt: Receipt];
+  /** A subscription other than nerdr's pane one changed (`refresh-client -B` by another part). */
+  subscription: [name: string, value: string];
   exit: [];
 }
 
@@ -336,7 +338,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const sep = args.indexOf(' : ');
     if (sep < 0) return;
     const head = args.slice(0, sep).split(' ');
-    if (head[0] !== 'nerdr-p') return;
+    if (head[0] !== 'nerdr-p') {
+      if (head[0]) this.emit('subscription', head[0], args.slice(sep + 3));
+      return;
+    }
     const [dead, status = '', inMode, command = ''] = args.slice(sep + 3).split('|');
     this.agents.get(head[4] ?? '')?.paneChanged(dead === '1', status, inMode === '1', command);
   }

@@ -26,6 +26,8 @@ export interface TmuxFeatures {
    * 2828). nerdr's windows then run their program under an exit guard (docs/tmux-versions.md).
    */
   exitGuard: boolean;
+  /** 3.3 added the client-focus-in hook (nerdr inside herdr switches on it). */
+  clientFocusHook: boolean;
 }
 
 function atLeast(v: [number, number, string], major: number, minor: number): boolean {
@@ -40,6 +42,7 @@ export function tmuxFeatures(text: string): TmuxFeatures {
     passthroughOption: atLeast(v, 3, 3),
     captureKeepsTabs: atLeast(v, 3, 4),
     exitGuard: !atLeast(v, 3, 7),
+    clientFocusHook: atLeast(v, 3, 3),
   };
 }
 

@@ -1,6 +1,6 @@
 // nerdr inside herdr (src/supervisor/herdr-uplink.ts): which pane, what is reported, and how often.
 import { describe, expect, it } from 'vitest';
-import { HerdrUplink, herdrTarget, uplinkReport } from '../../../src/supervisor/herdr-uplink.js';
+import { FocusSwitch, focusWatchCommands, HerdrUplink, herdrTarget, uplinkReport } from '../../../src/supervisor/herdr-uplink.js';
 import type { AgentRow } from '../../../src/supervisor/api.js';
 
 const row = (name: string, state: string, stateSince = 1): AgentRow => ({ name, state, stateSince }) as unknown as AgentRow;
@@ -47,5 +47,23 @@ describe('HerdrUplink', () => {
     expect(calls[1]).toEqual(expect.arrayContaining(['--state', 'idle', '--message', 'a: done', '--seq', '2']));
     done.shift()!(null);
     expect(calls).toHaveLength(2);
+  });
+});
+
+describe('FocusSwitch', () => {
+  const blocked = { ...row('a', 'blocked', 5), id: 'a1' } as AgentRow;
+  it('a new focus goes to the most urgent agent once per urgent event; a repeated report is no focus', () => {
+    const f = new FocusSwitch();
+    expect(f.focused('0|', [blocked])).toBeNull();
+    expect(f.focused('1|/dev/pts/3', [blocked])).toEqual({ client: '/dev/pts/3', agent: blocked });
+    expect(f.focused('1|/dev/pts/3', [blocked])).toBeNull();
+    expect(f.focused('2|/dev/pts/3', [blocked])).toEqual({ client: '/dev/pts/3', stay: 'a (blocked) was shown already' });
+    const again = { ...blocked, stateSince: 9 };
+    expect(f.focused('3|/dev/pts/3', [again])).toEqual({ client: '/dev/pts/3', agent: again });
+    expect(f.focused('4|/dev/pts/3', [row('b', 'working')])).toEqual({ client: '/dev/pts/3', stay: 'nothing needs the user' });
+  });
+
+  it('the hook has its own index, so the user\'s client-focus-in hooks stay', () => {
+    expect(focusWatchCommands().map((c) => c[2])).toContain('client-focus-in[77]');
   });
 });
