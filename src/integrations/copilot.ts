@@ -16,6 +16,7 @@ import type { LaunchPlan, PlanInput } from './launch.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, mentionsOurHook, newUuid, parseJson, readText, sha, UUID_RE, writeIfChanged } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapCopilot } from './events/copilot.js';
+import { skillText } from './skill.js';
 import { DEFAULT_ENTER_DELAY_MS, type AgentIntegration } from './types.js';
 
 export const COPILOT_EVENTS: { event: string; matcher?: string }[] = [
@@ -96,10 +97,14 @@ export function planCopilot(p: PlanInput): LaunchPlan {
       dir = pluginDir(p.mode, c);
     } else {
       const manifest = copilotManifest(ctx.packageRoot, ctx.nerdrBin);
-      dir = path.join(ctx.stateDir, 'launch', 'copilot', `plugin-${sha(manifest)}`);
+      // the nerdr skill rides in the same plugin: Copilot loads a plugin's skills/ with it
+      const skill = skillText(ctx.packageRoot);
+      dir = path.join(ctx.stateDir, 'launch', 'copilot', `plugin-${sha(manifest + skill)}`);
       const file = path.join(dir, '.plugin', 'plugin.json');
       writeIfChanged(file, manifest);
-      files.push(file);
+      const skillFile = path.join(dir, 'skills', 'nerdr', 'SKILL.md');
+      writeIfChanged(skillFile, skill);
+      files.push(file, skillFile);
     }
     flags.unshift('--plugin-dir', dir);
   }
@@ -117,7 +122,7 @@ export const copilot: AgentIntegration = {
   plan: planCopilot,
   hooks: { map: mapCopilot },
   files: copilotFiles,
-  launchWiring: '--plugin-dir <state>/launch/copilot/plugin-* + --session-id',
+  launchWiring: '--plugin-dir <state>/launch/copilot/plugin-* (hooks and the nerdr skill) + --session-id',
   resume: {
     args: (id) => [`--resume=${id}`],
     continue: ['--continue'],

@@ -129,6 +129,8 @@ describe('copilot', () => {
     expect(Object.keys(m.hooks).sort()).toEqual(COPILOT_EVENTS.map((e) => e.event).sort());
     expect(m.hooks.preToolUse).toBeUndefined();
     expect(m.hooks.agentStop[0].bash).toBe(`/bin/sh '${path.join(root, 'nerdr pkg', 'hooks', 'nerdr-hook')}' copilot agentStop`);
+    // the nerdr skill rides in the same plugin
+    expect(read(path.join(dir, 'skills', 'nerdr', 'SKILL.md'))).toMatch(/^---\nname: nerdr\n/);
     expect(plan.conversationId).toMatch(UUID);
     expect(plan.argv.slice(-2)).toEqual(['--model', 'x']);
     // the hint makes the camelCase payloads mappable
