@@ -13,6 +13,7 @@ import { hasFlag, isObj, parseJson, readText, writeIfChanged, xdgConfigHome } fr
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapOpencode } from './events/opencode.js';
 import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
+import { skillText } from './skill.js';
 
 const MARK = 'NERDR_INTEGRATION=opencode';
 
@@ -69,7 +70,15 @@ export function planOpencode(p: PlanInput): LaunchPlan {
       return { argv, env, notes, wiring: 'off', files };
     }
     const plugins = Array.isArray(parsed['plugin']) ? (parsed['plugin'] as unknown[]) : [];
-    env.OPENCODE_CONFIG_CONTENT = JSON.stringify({ ...parsed, plugin: [...plugins, spec] });
+    // the nerdr skill: a folder of skills for this launch (opencode's `skills.paths`; the
+    // opencode 1.18 binary reads that key, not the `skill.paths` of its earlier changelog)
+    const skills = path.join(ctx.stateDir, 'launch', 'opencode', 'skills');
+    const skillFile = path.join(skills, 'nerdr', 'SKILL.md');
+    writeIfChanged(skillFile, skillText(ctx.packageRoot));
+    files.push(skillFile);
+    const given = isObj(parsed['skills']) ? (parsed['skills'] as Record<string, unknown>) : {};
+    const paths = Array.isArray(given['paths']) ? (given['paths'] as unknown[]) : [];
+    env.OPENCODE_CONFIG_CONTENT = JSON.stringify({ ...parsed, plugin: [...plugins, spec], skills: { ...given, paths: [...paths, skills] } });
   }
   env.NERDR_OPENCODE_PLUGIN = '1';
   return { argv, env, notes, wiring: p.mode, files };
@@ -86,7 +95,7 @@ export const opencode: AgentIntegration = {
   plan: planOpencode,
   hooks: { map: mapOpencode },
   files: opencodeFiles,
-  launchWiring: 'OPENCODE_CONFIG_CONTENT plugin file://<state>/launch/opencode/nerdr.js',
+  launchWiring: 'OPENCODE_CONFIG_CONTENT plugin file://<state>/launch/opencode/nerdr.js + skills.paths <state>/launch/opencode/skills (the nerdr skill)',
   resume: {
     args: flagThenId('--session'),
     continue: ['--continue'],

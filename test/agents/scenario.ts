@@ -289,7 +289,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
     });
 
     phase('the nerdr skill reaches the model', async (_ctx, pending) => {
-      if (!['claude', 'copilot'].includes(profile.agent)) pending('nerdr hands its skill to Claude Code and Copilot only so far (docs/agents.md, "The nerdr skill")');
+      if (!['claude', 'copilot', 'opencode'].includes(profile.agent)) pending('nerdr hands its skill to Claude Code, Copilot and opencode only so far (docs/agents.md, "The nerdr skill")');
       // the skill's description, as SKILL.md says it: the agent lists its skills to the model
       const skill = readFileSync(path.join(REPO_ROOT, 'hooks', 'skills', 'nerdr', 'SKILL.md'), 'utf8');
       const description = /^description: (.+)$/m.exec(skill)?.[1];

@@ -48,7 +48,10 @@ describe('opencode', () => {
     const plan = await launchPlan('opencode', ['--model', 'x'], ctx());
     expect(plan.argv).toEqual(['opencode', '--model', 'x']);
     const file = path.join(root, 'state', 'launch', 'opencode', 'nerdr.js');
-    expect(plan.env).toEqual({ OPENCODE_CONFIG_CONTENT: JSON.stringify({ plugin: [`file://${file}`] }), NERDR_OPENCODE_PLUGIN: '1' });
+    const skills = path.join(root, 'state', 'launch', 'opencode', 'skills');
+    expect(plan.env).toEqual({ OPENCODE_CONFIG_CONTENT: JSON.stringify({ plugin: [`file://${file}`], skills: { paths: [skills] } }), NERDR_OPENCODE_PLUGIN: '1' });
+    // the nerdr skill, in the skill folder named for this launch
+    expect(read(path.join(skills, 'nerdr', 'SKILL.md'))).toMatch(/^---\nname: nerdr\n/);
     expect(read(file)).toBe(read(path.join(packageRoot, 'hooks', 'opencode', 'nerdr.js')));
     // nothing that would replace the user's own config (OPENCODE_CONFIG, DISABLE_PROJECT_CONFIG)
     expect(Object.keys(plan.env).some((k) => /OPENCODE_CONFIG$|DISABLE/.test(k))).toBe(false);
@@ -56,9 +59,13 @@ describe('opencode', () => {
   });
 
   it('a user OPENCODE_CONFIG_DIR is kept: the plugin comes through OPENCODE_CONFIG_CONTENT, merged with theirs', async () => {
-    const plan = await launchPlan('opencode', [], ctx({ env: { HOME: home, OPENCODE_CONFIG_DIR: '/mine', OPENCODE_CONFIG_CONTENT: '{"plugin":["x"],"model":"m"}' } }));
+    const plan = await launchPlan('opencode', [], ctx({ env: { HOME: home, OPENCODE_CONFIG_DIR: '/mine', OPENCODE_CONFIG_CONTENT: '{"plugin":["x"],"model":"m","skills":{"paths":["/my/skills"]}}' } }));
     expect(plan.env.OPENCODE_CONFIG_DIR).toBeUndefined();
-    expect(JSON.parse(plan.env.OPENCODE_CONFIG_CONTENT!)).toEqual({ plugin: ['x', `file://${path.join(root, 'state', 'launch', 'opencode', 'nerdr.js')}`], model: 'm' });
+    expect(JSON.parse(plan.env.OPENCODE_CONFIG_CONTENT!)).toEqual({
+      plugin: ['x', `file://${path.join(root, 'state', 'launch', 'opencode', 'nerdr.js')}`],
+      model: 'm',
+      skills: { paths: ['/my/skills', path.join(root, 'state', 'launch', 'opencode', 'skills')] },
+    });
   });
 
   it('--pure and --no-hooks: no plugin', async () => {
