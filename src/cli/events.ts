@@ -8,8 +8,8 @@ import { subscribe, SocketRequestError } from '../supervisor/socket/index.js';
 import type { AgentRow } from '../supervisor/api.js';
 import type { EventLine } from '../supervisor/events.js';
 import { ensureSupervisor, socketError, tmuxSocket } from './context.js';
+import { clockTime } from './print.js';
 
-const clock = (ms: number): string => new Date(ms).toTimeString().slice(0, 8);
 
 function rowText(a: AgentRow): string {
   return `${a.name} (${a.window}) ${a.agent}: ${a.state}${a.queue ? `, ${a.queue} queued` : ''}`;
@@ -19,11 +19,11 @@ function rowText(a: AgentRow): string {
 export function lineText(l: EventLine): string {
   switch (l.type) {
     case 'new':
-      return `${clock(l.at)} new: ${rowText(l.agent)}`;
+      return `${clockTime(l.at)} new: ${rowText(l.agent)}`;
     case 'closed':
-      return `${clock(l.at)} closed: ${l.name} (${l.window})`;
+      return `${clockTime(l.at)} closed: ${l.name} (${l.window})`;
     case 'resync':
-      return `${clock(l.at)} (this reader fell behind; the list again)\n${l.agents.map(rowText).join('\n')}`;
+      return `${clockTime(l.at)} (this reader fell behind; the list again)\n${l.agents.map(rowText).join('\n')}`;
     case 'change': {
       const shown = l.changed.map((k) => {
         const now = (l.agent as unknown as Record<string, unknown>)[k];
@@ -31,7 +31,7 @@ export function lineText(l: EventLine): string {
         const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
         return scalar(now) && scalar(was) ? `${k} ${String(was)} → ${String(now)}` : k;
       });
-      return `${clock(l.at)} ${l.agent.name} (${l.agent.window}): ${shown.join(', ')}`;
+      return `${clockTime(l.at)} ${l.agent.name} (${l.agent.window}): ${shown.join(', ')}`;
     }
   }
 }

@@ -6,6 +6,7 @@ import { tmux } from '../tmux/server.js';
 import { argvSafe, escapeFormat } from '../tmux/quote.js';
 import { call, callerSecret, tmuxSocket } from './context.js';
 import type { AgentRow } from '../supervisor/api.js';
+import { urgentOrder } from '../supervisor/urgent.js';
 import { printJson } from './print.js';
 
 /** The client to switch: the one showing the calling pane, else the most recently active one. */
@@ -19,12 +20,6 @@ async function callingClient(sock: string): Promise<{ name: string; session: str
   return { name, session, window };
 }
 
-/** The agents that need you, most urgent first: blocked (oldest first), then unseen finished ones. */
-export function urgentOrder(agents: AgentRow[], session: string | null): AgentRow[] {
-  const scope = session === null ? agents : agents.filter((a) => a.sessions.includes(session));
-  const oldest = (state: string) => scope.filter((a) => a.state === state).sort((x, y) => x.stateSince - y.stateSince);
-  return [...oldest('blocked'), ...oldest('done')];
-}
 
 /**
  * The agent to go to: the most urgent, or, when the client already shows one of them, the one

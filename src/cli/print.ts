@@ -1,5 +1,10 @@
 // Output helpers shared by the read commands.
 
+/** A time of day as `HH:MM:SS` (local), for lines of streamed steps and changes. */
+export function clockTime(ms: number): string {
+  return new Date(ms).toTimeString().slice(0, 8);
+}
+
 export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }

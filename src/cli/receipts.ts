@@ -2,6 +2,7 @@
 // supervisor keeps it: src/supervisor/messages.ts): its steps in order, and how it ended. Pure.
 
 import type { Receipt } from '../store/queue.js';
+import { clockTime } from './print.js';
 
 export type ReceiptStep =
   | { step: 'queued'; at: number }
@@ -44,22 +45,21 @@ export function receiptEnd(r: Receipt, until: string[]): { exit: number; state: 
   return null;
 }
 
-const clock = (ms: number): string => new Date(ms).toTimeString().slice(0, 8);
 
 /** One step for people. */
 export function stepText(s: ReceiptStep): string {
   switch (s.step) {
     case 'queued':
-      return `${clock(s.at)} queued`;
+      return `${clockTime(s.at)} queued`;
     case 'pasted':
-      return `${clock(s.at)} typed in`;
+      return `${clockTime(s.at)} typed in`;
     case 'started':
-      return `${clock(s.at)} the turn started${s.state ? ` (${s.state})` : ''}`;
+      return `${clockTime(s.at)} the turn started${s.state ? ` (${s.state})` : ''}`;
     case 'state':
-      return `${clock(s.at)} ${s.state}`;
+      return `${clockTime(s.at)} ${s.state}`;
     case 'stalled':
-      return `${clock(s.at)} no response: the queue is paused until the window is visited`;
+      return `${clockTime(s.at)} no response: the queue is paused until the window is visited`;
     case 'closed':
-      return `${clock(s.at)} no more steps: ${s.why}`;
+      return `${clockTime(s.at)} no more steps: ${s.why}`;
   }
 }

@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import type { AgentRow } from './api.js';
+import { urgentOrder } from './urgent.js';
 
 /** What herdr is told: its states are idle, working, blocked, unknown. */
 export interface UplinkReport {
@@ -110,8 +111,7 @@ export function focusWatchCommands(): string[][] {
 
 /** The agent a focused client should be switched to: the oldest blocked, else the oldest done. */
 export function mostUrgent(rows: AgentRow[]): AgentRow | null {
-  const oldest = (state: string) => rows.filter((r) => r.state === state).sort((a, b) => a.stateSince - b.stateSince)[0];
-  return oldest('blocked') ?? oldest('done') ?? null;
+  return urgentOrder(rows, null)[0] ?? null;
 }
 
 /**

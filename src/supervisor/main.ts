@@ -18,11 +18,6 @@ import { NerdrError } from '../errors.js';
 import { ManifestRegistry } from '../detect/index.js';
 import { NERDR_VERSION } from '../version.js';
 
-/** A secret (NERDR_TAB / HERDR_PANE_ID) to its window, by the hashes the windows keep. */
-function windowOf(sup: Supervisor, secret: string): WatchedAgent | null {
-  return sup.windowBySecret(secret);
-}
-
 /** Where an authenticated hook event goes, from the socket and from the spool alike. */
 function applyHook(sup: Supervisor, h: HookReport<WatchedAgent>): void {
   if (h.event) sup.onHook(h.window, h.agent, h.event, h.hint);
@@ -37,7 +32,7 @@ export async function serveSocket(sup: Supervisor, path: string, log: Logger): P
     path,
     // herdr's clients read ping's version as the server's build: nerdr's own
     version: NERDR_VERSION,
-    authenticate: (secret) => windowOf(sup, secret),
+    authenticate: (secret) => sup.windowBySecret(secret),
     log: (m) => log('info', m),
     onHook: (h) => applyHook(sup, h),
     onReport: (r) => sup.onReport(r.window, r),
@@ -53,7 +48,7 @@ export async function serveSocket(sup: Supervisor, path: string, log: Logger): P
 export async function readSpool(sup: Supervisor, dir: string, log: Logger): Promise<SpoolReader<WatchedAgent>> {
   const reader = new SpoolReader<WatchedAgent>({
     dir,
-    authenticate: (secret) => windowOf(sup, secret),
+    authenticate: (secret) => sup.windowBySecret(secret),
     apply: (h) => applyHook(sup, h),
     startedAt: (a) => processStartMs(a.panePid),
     describe: (a) => `${a.name} (${a.windowId})`,

@@ -130,8 +130,6 @@ export function baseResult(w: PlannedWindow): WindowResult {
   };
 }
 
-const knownAgent = (agent: string): boolean => isAgentId(agent);
-
 /** The plan for a dry run: each window's argv without nerdr's wiring, and whether it is installed. */
 export async function dryRunResults(plans: SessionPlan[], env: RestoreEnv): Promise<WindowResult[]> {
   const results: WindowResult[] = [];
@@ -141,7 +139,7 @@ export async function dryRunResults(plans: SessionPlan[], env: RestoreEnv): Prom
       if (w.action === 'skip') res.action = 'skipped';
       else {
         // hooks off: the argv without nerdr's wiring, and nothing written
-        const plan = knownAgent(w.agent) ? await env.plan(w.agent, w.args, env.isDir(w.cwd) ? w.cwd : env.home, false) : { argv: w.saved.argv };
+        const plan = isAgentId(w.agent) ? await env.plan(w.agent, w.args, env.isDir(w.cwd) ? w.cwd : env.home, false) : { argv: w.saved.argv };
         res.argv = plan.argv;
         res.installed = plan.argv.length > 0 && env.onPath(plan.argv[0]!);
       }
@@ -209,7 +207,7 @@ async function createOne<A extends RestoreAgent>(host: RestoreHost<A>, env: Rest
     res.conversationId = null;
   }
   let plan: { argv: string[]; env: Record<string, string>; conversationId?: string; notes: string[] };
-  if (knownAgent(w.agent)) plan = await env.plan(w.agent, args, cwd, true);
+  if (isAgentId(w.agent)) plan = await env.plan(w.agent, args, cwd, true);
   else if (w.saved.argv.length > 0) {
     // not a known agent (a `nerdr new --cmd` window): its saved command runs again as it was
     plan = { argv: w.saved.argv, env: {}, notes: [] };
@@ -280,7 +278,7 @@ function lastLine(text: string): string {
 
 /** A resume that failed at once (exited, or "not found" on screen) becomes a new conversation in the same window. */
 async function checkResume<A extends RestoreAgent>(host: RestoreHost<A>, env: RestoreEnv, w: PlannedWindow, res: WindowResult, pane: string): Promise<void> {
-  if (!res.window || !res.installed || res.resume === 'fresh' || !knownAgent(w.agent)) return;
+  if (!res.window || !res.installed || res.resume === 'fresh' || !isAgentId(w.agent)) return;
   const seen = await outcome(host, pane);
   if (seen === 'gone') return;
   const a = host.agent(pane);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shQuote } from '../../src/integrations/common.js';
 import { NERDR_BIN, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 
 // argv: the file to write, then each command as a JSON array of nerdr arguments
@@ -30,10 +31,8 @@ fs.renameSync(out + '.tmp', out);
 setInterval(() => {}, 1 << 30);
 `;
 
-/** One word for sh. */
-const shq = (w: string): string => `'${w.replace(/'/g, `'\\''`)}'`;
 /** The window program that runs these nerdr commands from inside its pane, writing the answers to `out`. */
-const driverCmd = (driver: string, out: string, steps: string[][]): string => ['exec', process.execPath, driver, out, ...steps.map((x) => JSON.stringify(x))].map(shq).join(' ');
+const driverCmd = (driver: string, out: string, steps: string[][]): string => ['exec', process.execPath, driver, out, ...steps.map((x) => JSON.stringify(x))].map(shQuote).join(' ');
 
 interface Step {
   args: string[];
