@@ -37,8 +37,16 @@ describe.skipIf(!tmuxAvailable)('exit guard', () => {
       expect((await env.tmuxOk('display', '-p', '-t', win, '#{pane_dead_status}')).trim()).toBe('4');
     }
     expect(pidAlive(env.serverPid)).toBe(true);
-    const rows = await env.lsJson();
-    for (const i of wins.keys()) expect(rows.find((r) => r.name === `quick${i}`)).toMatchObject({ state: 'exited', exitStatus: '4' });
+    // tmux knows a pane is dead before the supervisor has read the notification: wait for it
+    const exited = (rows: Awaited<ReturnType<LiveEnv['lsJson']>>) =>
+      wins.every((_, i) => rows.some((r) => r.name === `quick${i}` && r.state === 'exited' && r.exitStatus === '4'));
+    let rows = await env.lsJson();
+    await waitFor(async () => exited((rows = await env.lsJson())), {
+      what: 'every window to show exited with status 4',
+      timeoutMs: 20_000,
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}; ls said ${JSON.stringify(rows.map((r) => ({ name: r.name, state: r.state, exitStatus: r.exitStatus })))}`);
+    });
     for (const win of wins) await env.tmuxOk('kill-window', '-t', win);
   });
 
