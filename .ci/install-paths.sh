@@ -5,7 +5,13 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 sock="nerdr-ci-install-$$"
-cleanup() { tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"; }
+# tmux leaves its socket file behind after kill-server
+cleanup() {
+  local path; path=$(tmux -L "$sock" display -p '#{socket_path}' 2>/dev/null || true)
+  tmux -L "$sock" kill-server 2>/dev/null || true
+  [ -n "$path" ] && rm -f "$path"
+  rm -rf "$work"
+}
 trap cleanup EXIT
 
 git clone -q "$repo" "$work/npm"
