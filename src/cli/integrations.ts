@@ -13,7 +13,7 @@ import { installableModes, integrationFor, wiringFor } from '../integrations/ind
 import { which } from '../integrations/common.js';
 import { fileStatus, installFile, requireMode, uninstallFile, type FileIntegration, type InstallCtx, type InstallResult, type FileStatus } from '../integrations/install.js';
 import { geminiUsesExtension } from '../integrations/gemini.js';
-import { codexHome, codexTrust, removeCodexTrust, trustCodexHooks, type CodexTrust } from '../integrations/codex.js';
+import { codexHome, codexTrust, installCodexSkill, removeCodexSkill, removeCodexTrust, trustCodexHooks, type CodexTrust } from '../integrations/codex.js';
 import { printJson, table } from './print.js';
 
 function installCtx(cwd: string): InstallCtx {
@@ -86,7 +86,7 @@ export async function integrationsStatus(cwd: string, opts: { versions?: boolean
       if (w.modes.length === 1) st.wiring = 'no hooks: read from the screen';
       else if (st.mode === 'off') st.wiring = spec.id === 'gemini' && ac.hooks ? 'off: read from the screen (`nerdr integrations install gemini` adds hooks)' : 'off: read from the screen';
       else if (mode === 'launch') st.wiring = spec.launchWiring ?? 'launch';
-      else if (spec.id === 'codex') st.wiring = `home: codex trusts nerdr's -c hooks (${path.join(codexHome(process.env), 'config.toml')} [hooks.state])`;
+      else if (spec.id === 'codex') st.wiring = `home: codex trusts nerdr's -c hooks (${path.join(codexHome(process.env), 'config.toml')} [hooks.state]) + the nerdr skill (${path.join(codexHome(process.env), 'skills', 'nerdr')})`;
       else st.wiring = `${st.mode}: ${integ?.file(st.mode as 'home' | 'worktree', c) ?? ''}`;
       if (spec.id === 'codex' && st.codexTrust) st.wiring += st.codexTrust.trusted ? ' — trusted' : ' — not trusted yet (notify only)';
       return st;
@@ -141,6 +141,9 @@ export function register(program: Command): void {
         const t = await trustCodexHooks({ stateDir: stateDir(), nerdrBin, cwd, env: process.env, codexCommand: command });
         if (!t.trusted) throw new NerdrError(`codex did not trust nerdr's hooks: ${t.reason ?? 'unknown reason'}`, 'check `codex features list` (hooks must be enabled) and run again');
         process.stdout.write(`codex: trusts nerdr's hooks (${path.join(codexHome(process.env), 'config.toml')})\n`);
+        const skill = installCodexSkill(process.env, packageRoot);
+        if (typeof skill.result === 'string') process.stderr.write(`nerdr: ${skill.result}\n`);
+        else process.stdout.write(`codex: the nerdr skill ${skill.result ? 'written to' : 'current in'} ${skill.file}\n`);
         return;
       }
       const integ = integrationFor(agent)?.files;
@@ -161,7 +164,10 @@ export function register(program: Command): void {
         const command = agentConfig(loadConfig(configDir()).config, 'codex').command ?? spec.command;
         const t = await codexTrust({ stateDir: stateDir(), nerdrBin, cwd, env: process.env, codexCommand: command });
         const removed = t.hashes ? removeCodexTrust(process.env, t.hashes) : [];
-        process.stdout.write(removed.length > 0 ? `codex: removed nerdr's ${removed.length} trust entries\n` : 'codex: nothing to change\n');
+        const skill = removeCodexSkill(process.env);
+        if (removed.length > 0) process.stdout.write(`codex: removed nerdr's ${removed.length} trust entries\n`);
+        if (skill) process.stdout.write(`codex: removed the nerdr skill from ${path.join(codexHome(process.env), 'skills')}\n`);
+        if (removed.length === 0 && !skill) process.stdout.write('codex: nothing to change\n');
         return;
       }
       const integ = integrationFor(agent)?.files;

@@ -10,6 +10,11 @@
 //   install = "home": nerdr has codex record the trust, through codex's own app server
 //       (hooks/list → currentHash, config/batchWrite → [hooks.state]); nerdr never computes the hash.
 // Hook definitions are byte-stable (no per-window data), so one trust covers every launch.
+//
+// The nerdr skill: codex reads skills only from folders (its $CODEX_HOME/skills, ~/.agents/skills,
+// /etc/codex/skills, a repo's .agents/skills, installed plugins), none of which a launch can name;
+// so it is handed with install = "home" (and `nerdr integrations install codex`), as
+// $CODEX_HOME/skills/nerdr/SKILL.md: codex's own folder, not the ~/.agents one other agents read.
 
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -18,6 +23,7 @@ import type { LaunchPlan, PlanInput } from './launch.js';
 import { flagValue, hasFlag, homeOf, hookArgv, hookCommand, isObj, mentionsOurHook, readText, sha, writeIfChanged, parseJson } from './common.js';
 import { mapCodex } from './events/codex.js';
 import { type AgentIntegration } from './types.js';
+import { isNerdrSkill, removeSkillFrom, skillFileIn, writeSkillInto, type SkillWrite } from './skill.js';
 
 export const CODEX_EVENTS = [
   'SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'Stop',
@@ -236,6 +242,20 @@ export async function codexTrust(i: CodexTrustInput): Promise<CodexTrust> {
   return trusted ? { trusted, hashes } : { trusted, hashes, reason: 'codex does not trust nerdr\'s hooks yet' };
 }
 
+/** Codex's own skills folder, where install = "home" puts the nerdr skill. */
+export function codexSkillsDir(env: NodeJS.ProcessEnv): string {
+  return path.join(codexHome(env), 'skills');
+}
+
+/** install = "home": the nerdr skill in codex's skills folder, kept current. */
+export function installCodexSkill(env: NodeJS.ProcessEnv, packageRoot: string): SkillWrite {
+  return writeSkillInto(codexSkillsDir(env), packageRoot);
+}
+
+export function removeCodexSkill(env: NodeJS.ProcessEnv): boolean {
+  return removeSkillFrom(codexSkillsDir(env));
+}
+
 /** install = "home": have codex record trust for nerdr's hooks. Idempotent. */
 export async function trustCodexHooks(i: CodexTrustInput): Promise<CodexTrust> {
   const t = await codexTrust(i);
@@ -323,6 +343,12 @@ export async function planCodex(p: PlanInput): Promise<LaunchPlan> {
       notes.push(`codex hooks not passed: ${trust.reason ?? 'not trusted'}; run \`nerdr integrations install codex\` (or set [agents.codex] install = "home") to have codex trust them`);
     }
   } else notes.push('codex hooks are disabled in its config ([features] hooks = false)');
+  // install = "home", or installed once by `nerdr integrations install codex`: kept current
+  if (p.mode === 'home' || isNerdrSkill(readText(skillFileIn(codexSkillsDir(env))))) {
+    const skill = installCodexSkill(env, ctx.packageRoot);
+    if (typeof skill.result === 'string') notes.push(skill.result);
+    else files.push(skill.file);
+  }
   if (!hooksPassed) {
     // Fallback turn-end signal. Only when the user has no notify program of their own (-c would replace it).
     if (cfg !== undefined && cfg['notify'] === undefined) ours.push(...codexNotifyFlag(ctx.nerdrBin));
@@ -344,7 +370,7 @@ export const codex: AgentIntegration = {
   plan: planCodex,
   hooks: { map: mapCodex },
   files: null,
-  launchWiring: '--no-daemon + -c hooks.<Event>=… (only once codex trusts them; else -c notify=…)',
+  launchWiring: '--no-daemon + -c hooks.<Event>=… (only once codex trusts them; else -c notify=…); the nerdr skill with install = "home"',
   resume: {
     args: (id) => ['resume', id],
     continue: ['resume', '--last'],

@@ -9,6 +9,8 @@
 // manifest gemini-extension.json plus the hooks in hooks/hooks.json. Every gemini the user starts
 // loads it, so each hook command first checks, in the shell, that nerdr started this gemini
 // (NERDR_GEMINI_HOOKS=1, set by the launch): a gemini outside nerdr pays a `[`, not a shell start.
+// The nerdr skill rides in the same extension (skills/nerdr/SKILL.md: Gemini 0.61 loads an
+// extension's skills/ folder); its description says it applies inside nerdr (NERDR_TAB set).
 // Always `--session-id <uuid>` (unless the user resumes or names one), so the conversation resumes.
 
 import path from 'node:path';
@@ -19,6 +21,7 @@ import { installFile, type FileIntegration, type InstallCtx } from './install.js
 import type { InstallMode } from './modes.js';
 import { mapGemini } from './events/gemini.js';
 import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
+import { isNerdrSkill, skillFileIn, skillText } from './skill.js';
 
 export const GEMINI_EVENTS: { event: string; matcher?: string }[] = [
   { event: 'SessionStart' },
@@ -67,7 +70,10 @@ const marked = (text: string | undefined): boolean => {
 export const geminiFiles: FileIntegration = {
   agent: 'gemini',
   file: (_mode, c) => path.join(extensionDir(c.env), 'hooks', 'hooks.json'),
-  companions: (_mode, c) => [{ file: path.join(extensionDir(c.env), 'gemini-extension.json'), text: geminiExtensionManifest(), ours: marked }],
+  companions: (_mode, c) => [
+    { file: path.join(extensionDir(c.env), 'gemini-extension.json'), text: geminiExtensionManifest(), ours: marked },
+    { file: skillFileIn(path.join(extensionDir(c.env), 'skills')), text: skillText(c.packageRoot), ours: isNerdrSkill },
+  ],
   apply(existing, c) {
     if (existing !== undefined && !mentionsOurHook(existing, 'gemini')) return { leave: 'an extension named nerdr that is not nerdr\'s is in ~/.gemini/extensions: left as it is' };
     return { text: render(geminiHooks(c.nerdrBin)) };

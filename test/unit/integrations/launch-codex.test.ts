@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfig, parseConfig } from '../../../src/config.js';
 import { launchPlan, type LaunchContext } from '../../../src/integrations/launch.js';
-import { CODEX_EVENTS, codexHookFlags, removeCodexTrust, type CodexAppServer, type CodexHookInfo } from '../../../src/integrations/codex.js';
+import { CODEX_EVENTS, codexHookFlags, removeCodexSkill, removeCodexTrust, type CodexAppServer, type CodexHookInfo } from '../../../src/integrations/codex.js';
 import { mapHookPayload } from '../../../src/integrations/events/index.js';
 import { SHARED_FIXTURES } from '../../shared-fixtures.js';
 
@@ -127,13 +127,41 @@ describe('codex launch plan and trust', () => {
     expect(cfg.model).toBe('gpt-5');
     expect(cfg.hooks.state['/home/me/.codex/hooks.json:stop:0:0']!.trusted_hash).toBe('sha256:mine');
     expect(cfg.hooks.state[keyOf('Stop')]!.trusted_hash).toBe(hashOf('Stop'));
+    // the nerdr skill in codex's own skills folder (no launch flag names a skills folder)
+    const skill = path.join(root, 'home', '.codex', 'skills', 'nerdr', 'SKILL.md');
+    expect(readFileSync(skill, 'utf8')).toBe(readFileSync(path.join(packageRoot, 'hooks', 'skills', 'nerdr', 'SKILL.md'), 'utf8'));
+    expect(plan.files).toContain(skill);
     // idempotent
     await launchPlan('codex', [], ctx(calls, { toml: '[agents.codex]\ninstall = "home"\n' }));
     expect(calls).toEqual(['list', 'trust']);
+    // once there, a launch-mode codex keeps it current too (an older nerdr's skill is replaced)
+    writeFileSync(skill, '---\nname: nerdr\ndescription: old\n---\nold\n');
+    expect((await launchPlan('codex', [], ctx(calls))).files).toContain(skill);
+    expect(readFileSync(skill, 'utf8')).toBe(readFileSync(path.join(packageRoot, 'hooks', 'skills', 'nerdr', 'SKILL.md'), 'utf8'));
     // uninstall removes only ours
     const removed = removeCodexTrust({ HOME: path.join(root, 'home') }, Object.fromEntries(CODEX_EVENTS.map((e) => [keyOf(e), hashOf(e)])));
     expect(removed).toHaveLength(CODEX_EVENTS.length);
     expect(parseToml(readFileSync(configToml, 'utf8'))).toEqual(parseToml(USER_CONFIG));
+    expect(removeCodexSkill({ HOME: path.join(root, 'home') })).toBe(true);
+    expect(existsSync(path.dirname(skill))).toBe(false);
+    expect(existsSync(path.join(root, 'home', '.codex', 'skills'))).toBe(true);
+  });
+
+  it('launch mode writes no skill; a skill named nerdr that is not nerdr\'s is left in CODEX_HOME', async () => {
+    const calls: string[] = [];
+    await launchPlan('codex', [], ctx(calls));
+    expect(existsSync(path.join(root, 'home', '.codex', 'skills'))).toBe(false);
+    const codexHomeDir = path.join(root, 'codex-home');
+    const mine = path.join(codexHomeDir, 'skills', 'nerdr', 'SKILL.md');
+    mkdirSync(path.dirname(mine), { recursive: true });
+    writeFileSync(mine, '---\nname: nerdr-mine\ndescription: x\n---\n');
+    cpSync(configToml, path.join(codexHomeDir, 'config.toml'));
+    configToml = path.join(codexHomeDir, 'config.toml');
+    const env = { HOME: path.join(root, 'home'), CODEX_HOME: codexHomeDir };
+    const plan = await launchPlan('codex', [], ctx(calls, { env, toml: '[agents.codex]\ninstall = "home"\n' }));
+    expect(plan.notes.join(' ')).toContain(`${mine} is not nerdr's skill`);
+    expect(readFileSync(mine, 'utf8')).toBe('---\nname: nerdr-mine\ndescription: x\n---\n');
+    expect(removeCodexSkill(env)).toBe(false);
   });
 
   it('resume/fork: wiring goes after the subcommand; other subcommands and --remote get none', async () => {

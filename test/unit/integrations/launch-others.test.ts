@@ -183,6 +183,21 @@ describe('gemini', () => {
     expect(hooks.AfterAgent[0].hooks[0].command).toBe(`[ "$NERDR_GEMINI_HOOKS" != 1 ] || /bin/sh '${path.join(root, 'nerdr pkg', 'hooks', 'nerdr-hook')}' gemini AfterAgent`);
     expect(hooks.BeforeTool[0].matcher).toBe('.*');
     expect(JSON.parse(read(path.join(ext(), 'gemini-extension.json')))).toMatchObject({ name: 'nerdr', description: expect.stringContaining('Managed by nerdr') });
+    // the nerdr skill rides in the extension (Gemini loads an extension's skills/)
+    expect(read(path.join(ext(), 'skills', 'nerdr', 'SKILL.md'))).toBe(read(path.join(packageRoot, 'hooks', 'skills', 'nerdr', 'SKILL.md')));
+    expect(plan.files).toContain(path.join(ext(), 'skills', 'nerdr', 'SKILL.md'));
+  });
+
+  it('a skill named nerdr in the extension that is not nerdr\'s is left alone; the rest is written', async () => {
+    const mine = '---\nname: something-else\ndescription: mine\n---\nmine\n';
+    mkdirSync(path.join(ext(), 'skills', 'nerdr'), { recursive: true });
+    writeFileSync(path.join(ext(), 'skills', 'nerdr', 'SKILL.md'), mine);
+    const plan = await launchPlan('gemini', [], ctx({ toml: '[agents.gemini]\ninstall = "home"\n' }));
+    expect(plan.wiring).toBe('home');
+    expect(plan.notes.join(' ')).toContain(`${path.join(ext(), 'skills', 'nerdr', 'SKILL.md')} is not nerdr's`);
+    expect(read(path.join(ext(), 'skills', 'nerdr', 'SKILL.md'))).toBe(mine);
+    uninstallFile(geminiFiles, 'home', ictx(), path.join(home, '.gemini'));
+    expect(read(path.join(ext(), 'skills', 'nerdr', 'SKILL.md'))).toBe(mine);
   });
 
   it('the guard: the hook command runs nerdr only where NERDR_GEMINI_HOOKS=1, and always exits 0', () => {
