@@ -83,6 +83,9 @@ export const codex: AgentProfile = {
     // Without --no-daemon codex leaves an app-server daemon running after its window is gone.
     args: launchAddsCodexNoDaemon() ? [] : ['--no-daemon'],
     env: { FAKE_API_KEY: 'dummy' },
+    // install = "home": nerdr has codex trust its hooks (through codex's app server) and puts the
+    // nerdr skill in codex's skills folder, which no launch flag can name
+    nerdrConfig: '[agents.codex]\ninstall = "home"\n',
     configure: (home, project) =>
       write(
         path.join(home, '.codex', 'config.toml'),

@@ -288,8 +288,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       if (row?.conversationId !== own) throw new Error(`nerdr recorded ${row?.conversationId ?? 'nothing'} (from ${row?.conversationFrom}), the agent uses ${own}`);
     });
 
-    phase('the nerdr skill reaches the model', async (_ctx, pending) => {
-      if (!['claude', 'copilot', 'opencode'].includes(profile.agent)) pending('nerdr hands its skill to Claude Code, Copilot and opencode only so far (docs/agents.md, "The nerdr skill")');
+    phase('the nerdr skill reaches the model', async () => {
       // the skill's description, as SKILL.md says it: the agent lists its skills to the model
       const skill = readFileSync(path.join(REPO_ROOT, 'hooks', 'skills', 'nerdr', 'SKILL.md'), 'utf8');
       const description = /^description: (.+)$/m.exec(skill)?.[1];
