@@ -33,7 +33,27 @@ export interface NerdrConfig {
    * "own" (the windows it started, and theirs), or "all". People at a shell are never limited.
    */
   control: ControlScope;
+  /** `[fleet]`: other hosts' agents over SSH (docs/fleet.md). */
+  fleet: FleetConfig;
 }
+
+export interface FleetHost {
+  /** What the user's ssh accepts: an alias from ~/.ssh/config, user@host, ssh://user@host:port. */
+  target: string;
+  /** The nerdr command on that host (default: `nerdr`, found on the remote PATH). */
+  nerdr: string;
+  /** The -L name of the tmux server there (default: tmux's own, "default"). */
+  socket: string;
+}
+
+export interface FleetConfig {
+  /** The ssh program and options of the user's choosing, before nerdr's own (default: ["ssh"]). */
+  ssh: string[];
+  hosts: Record<string, FleetHost>;
+}
+
+/** A fleet host's name: used in `HOST:NAME` targets and in the status bar. */
+export const FLEET_HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
 
 export const CONTROL_SCOPES = ['own', 'all'] as const;
 export type ControlScope = (typeof CONTROL_SCOPES)[number];
@@ -70,7 +90,7 @@ export function defaultAgentConfig(agent: string): AgentConfig {
 export function defaultConfig(): NerdrConfig {
   const agents: Record<string, AgentConfig> = {};
   for (const id of Object.keys(INTEGRATIONS)) agents[id] = defaultAgentConfig(id);
-  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null }, control: 'own' };
+  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null }, control: 'own', fleet: { ssh: ['ssh'], hosts: {} } };
 }
 
 /** The settings for one agent (defaults when the file does not mention it). */
@@ -117,6 +137,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
     if (top === 'lights') bools('lights', value, config.lights);
     else if (top === 'notify') bools('notify', value, config.notify);
     else if (top === 'worktrees') worktreesSection(value, config.worktrees, bad);
+    else if (top === 'fleet') fleetSection(value, config.fleet, bad);
     else if (top === 'agents') {
       if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", and [agents.<name>] sections', 'defaults'); continue; }
       for (const [id, section] of Object.entries(value)) {
@@ -166,7 +187,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
         }
         config.agents[id] = ac;
       }
-    } else bad(top, 'unknown section, ignored (known: [agents.<name>], [lights], [notify], [worktrees])', 'nothing');
+    } else bad(top, 'unknown section, ignored (known: [agents.<name>], [lights], [notify], [worktrees], [fleet])', 'nothing');
   }
   return { config, problems };
 }
@@ -195,6 +216,42 @@ function worktreesSection(value: unknown, into: WorktreesConfig, bad: (key: stri
       if (r.success) into.setup = r.data.trim() || null;
       else bad(key, `must be a shell command as a string (got ${show(v)})`, 'no setup');
     } else bad(key, 'unknown key, ignored (known: root, copy, setup)', 'nothing');
+  }
+}
+
+function fleetSection(value: unknown, into: FleetConfig, bad: (key: string, message: string, used: unknown) => void): void {
+  if (!isTable(value)) return bad('fleet', 'must be a table', 'no fleet');
+  for (const [k, v] of Object.entries(value)) {
+    const key = `fleet.${k}`;
+    if (k === 'ssh') {
+      const r = commandSchema.safeParse(v);
+      if (r.success) into.ssh = r.data;
+      else bad(key, `must be a non-empty list of strings, the ssh program first (got ${show(v)})`, into.ssh);
+    } else if (k === 'hosts') {
+      if (!isTable(v)) { bad(key, 'must be a table of [fleet.hosts.<name>] sections', 'no hosts'); continue; }
+      for (const [name, h] of Object.entries(v)) {
+        const hk = `${key}.${name}`;
+        if (!FLEET_HOST_NAME.test(name)) { bad(hk, 'host names are letters, digits, ., - and _ (at most 32), starting with a letter or digit', 'nothing'); continue; }
+        if (!isTable(h)) { bad(hk, 'must be a table with target = "…"', 'nothing'); continue; }
+        const target = h['target'];
+        if (typeof target !== 'string' || target.trim() === '' || target.startsWith('-')) {
+          bad(`${hk}.target`, `must be what your ssh accepts (an alias, user@host, ssh://user@host:port), not starting with - (got ${show(target)})`, 'host left out');
+          continue;
+        }
+        const host: FleetHost = { target: target.trim(), nerdr: 'nerdr', socket: 'default' };
+        for (const [hk2, hv] of Object.entries(h)) {
+          if (hk2 === 'target') continue;
+          if (hk2 === 'nerdr') {
+            if (typeof hv === 'string' && hv.trim() !== '') host.nerdr = hv.trim();
+            else bad(`${hk}.nerdr`, `must be the nerdr command on that host (got ${show(hv)})`, '"nerdr"');
+          } else if (hk2 === 'socket') {
+            if (typeof hv === 'string' && /^[A-Za-z0-9_.-]+$/.test(hv)) host.socket = hv;
+            else bad(`${hk}.socket`, `must be the -L name of the tmux server there: letters, digits, ., - and _ (got ${show(hv)})`, '"default"');
+          } else bad(`${hk}.${hk2}`, 'unknown key, ignored (known: target, nerdr, socket)', 'nothing');
+        }
+        into.hosts[name] = host;
+      }
+    } else bad(key, 'unknown key, ignored (known: ssh, hosts)', 'nothing');
   }
 }
 

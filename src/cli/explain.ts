@@ -6,6 +6,7 @@ import { printJson } from './print.js';
 import { age } from '../looks.js';
 import type { AgentRow } from '../supervisor/api.js';
 import type { ArbiterView } from '../state/index.js';
+import { remote } from './remote.js';
 
 interface Explain extends AgentRow {
   arbiter: ArbiterView;
@@ -32,6 +33,7 @@ export function register(program: Command): void {
     .description('why an agent has its state: authority, hook facts, matched rule, manifest, timers')
     .option('--json', 'print JSON')
     .action(async (target: string, opts: { json?: boolean }, cmd: Command) => {
+      await remote('explain', target);
       const e = await call<Explain>(cmd, 'nerdr.explain', { target }, { whenNone: () => noAgents(target) });
       if (opts.json) return printJson(e);
       const v = e.arbiter;

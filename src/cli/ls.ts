@@ -24,8 +24,10 @@ export function register(program: Command): void {
     .command('ls')
     .description('list every agent: name, agent, state, seen, session, window, pane, queue, conversation, branch (in a worktree), cwd')
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }, cmd: Command) => {
+    .option('--fleet', "also the fleet's hosts' agents, with their host (docs/fleet.md)")
+    .action(async (opts: { json?: boolean; fleet?: boolean }, cmd: Command) => {
       const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls', {}, { whenNone: () => ({ agents: [] }) });
+      if (opts.fleet) return printFleet(cmd, agents, !!opts.json);
       if (opts.json) return printJson(agents);
       if (agents.length === 0) {
         process.stdout.write('no agents; start one with `nerdr new claude` (or `nerdr demo`)\n');
@@ -59,10 +61,49 @@ export function register(program: Command): void {
     .command('status')
     .description('one short line for a status bar: agents counted by state')
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }, cmd: Command) => {
+    .option('--fleet', "the fleet's hosts instead, as @nerdr_fleet shows them in the status bar")
+    .action(async (opts: { json?: boolean; fleet?: boolean }, cmd: Command) => {
+      if (opts.fleet) {
+        const { fleetAnswer, fleetStatusLine } = await import('./fleet.js');
+        if (opts.json) return printJson((await fleetAnswer(cmd)).hosts);
+        process.stdout.write((await fleetStatusLine(cmd)) + '\n');
+        return;
+      }
       const s = await call<{ counts: Record<string, number>; total: number }>(cmd, 'nerdr.status', {}, { whenNone: () => ({ counts: {}, total: 0 }) });
       if (opts.json) return printJson(s);
       const parts = STATE_ORDER.filter((k) => s.counts[k]).map((k) => `${GLYPH[k]}${s.counts[k]} ${k}`);
       process.stdout.write((parts.length ? parts.join('  ') : 'no agents') + '\n');
     });
+}
+
+/** `ls --fleet`: this machine's agents (host "-"), then each host's, stale ones marked. */
+async function printFleet(cmd: Command, local: AgentRow[], json: boolean): Promise<void> {
+  const { fleetAnswer } = await import('./fleet.js');
+  const { ageText } = await import('../fleet/fleet.js');
+  const a = await fleetAnswer(cmd);
+  const remote = a.hosts.flatMap((h) => h.agents.map((r) => ({ ...r, host: h.name, stale: h.state !== 'connected' })));
+  if (json) return printJson([...local.map((r) => ({ ...r, host: null, stale: false })), ...remote]);
+  const now = Date.now();
+  const rows = [
+    ...local.map((r) => ['-', r.name, shownAgent(r), r.state, age(now - r.stateSince), r.session, r.windowIndex === null ? r.window : `${r.windowIndex} ${r.window}`, r.cwd]),
+    ...a.hosts.flatMap((h) =>
+      h.agents.map((r) => [
+        h.name + (h.state === 'connected' ? '' : ` (stale ${ageText(a.now - (h.heardAt ?? h.since))})`),
+        r.name,
+        r.agent,
+        r.state,
+        age(a.now - r.stateSince),
+        r.session,
+        r.windowIndex === null ? r.window : `${r.windowIndex} ${r.window}`,
+        r.cwd,
+      ]),
+    ),
+  ];
+  if (rows.length === 0) {
+    process.stdout.write('no agents here or on the fleet\'s hosts\n');
+    return;
+  }
+  process.stdout.write(table(['HOST', 'NAME', 'AGENT', 'STATE', 'FOR', 'SESSION', 'WINDOW', 'CWD'], rows));
+  const down = a.hosts.filter((h) => h.state === 'down' && h.error);
+  for (const h of down) process.stderr.write(`nerdr: ${h.error!.message} (fix: ${h.error!.fix})\n`);
 }

@@ -41,6 +41,7 @@ const MODULES: Record<string, string> = {
   review: './review.js',
   events: './events.js',
   skill: './skill.js',
+  fleet: './fleet.js',
 };
 
 /** The command word: the first argument that is not a global option or its value. */

@@ -8,6 +8,7 @@ import { call, callerSecret, tmuxSocket } from './context.js';
 import type { AgentRow } from '../supervisor/api.js';
 import { urgentOrder } from '../supervisor/urgent.js';
 import { printJson } from './print.js';
+import { remote } from './remote.js';
 
 /** The client to switch: the one showing the calling pane, else the most recently active one. */
 async function callingClient(sock: string): Promise<{ name: string; session: string; window: string }> {
@@ -110,6 +111,7 @@ export function register(program: Command): void {
     .command('stop <target>')
     .description('end an agent: its window is closed')
     .action(async (target: string, _o: unknown, cmd: Command) => {
+      await remote('stop', target);
       const r = await call<{ target: string }>(cmd, 'nerdr.stop-agent', { target, caller: callerSecret() });
       process.stdout.write(`stopped ${r.target}\n`);
     });

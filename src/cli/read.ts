@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { call, noAgents } from './context.js';
 import { printJson } from './print.js';
 import { NerdrError } from '../errors.js';
+import { remote } from './remote.js';
 
 export function register(program: Command): void {
   program
@@ -17,6 +18,7 @@ export function register(program: Command): void {
     .option('--ansi', 'keep colours and styles')
     .option('--json', 'print JSON')
     .action(async (target: string, opts: { lines?: number; ansi?: boolean; json?: boolean }, cmd: Command) => {
+      await remote('read', target);
       const r = await call<{ target: string; text: string }>(cmd, 'nerdr.read', { target, lines: opts.lines, ansi: !!opts.ansi }, { whenNone: () => noAgents(target) });
       if (opts.json) return printJson(r);
       process.stdout.write(r.text);

@@ -10,6 +10,7 @@ import { printJson } from './print.js';
 import { subscribe, SocketRequestError } from '../supervisor/socket/index.js';
 import type { Receipt } from '../store/queue.js';
 import { receiptEnd, receiptSteps, SEND_EXIT, stepText, type ReceiptStep } from './receipts.js';
+import { remote } from './remote.js';
 
 const STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'exited'];
 
@@ -132,6 +133,7 @@ export function register(program: Command): void {
     .option('--status <id>', "print a queued message's steps so far (its id: from send --json)")
     .option('--json', 'print JSON (with --wait / --status: one object per step)')
     .action(async (target: string | undefined, words: string[], opts: { json?: boolean; wait?: boolean; until?: string; timeout?: string; status?: string }, cmd: Command) => {
+      await remote('send', target);
       const until = parseUntil(opts.until) ?? ['done', 'idle', 'blocked'];
       const timeoutMs = parseTimeout(opts.timeout);
       if ((opts.until || opts.timeout) && !opts.wait) throw new NerdrError('--until and --timeout go with --wait', 'nerdr send <target> "text" --wait --until done --timeout 600');
@@ -185,6 +187,7 @@ export function register(program: Command): void {
     .option('--timeout <seconds>', 'give up after this many seconds')
     .option('--json', 'print JSON')
     .action(async (target: string, opts: { until?: string; timeout?: string; json?: boolean }, cmd: Command) => {
+      await remote('wait', target);
       const until = parseUntil(opts.until);
       const timeoutMs = parseTimeout(opts.timeout);
       // its exit statuses (124, 3) follow from the reply's code: cli/main.ts EXIT_STATUS

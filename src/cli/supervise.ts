@@ -78,6 +78,14 @@ export function register(program: Command): void {
     const sock = await tmuxSocket(cmd);
     process.stdout.write((await stop(sock)) ? 'stopped\n' : 'not running\n');
   });
+  sup.command('start').description('start the supervisor if none runs (nerdr commands also start it when needed)').action(async (_opts: unknown, cmd: Command) => {
+    const sock = await tmuxSocket(cmd);
+    const was = await info(serverFiles(sock).socket);
+    await ensureSupervisor(sock);
+    const i = await info(serverFiles(sock).socket);
+    if (!i) throw new NerdrError('the supervisor did not start', `see ${serverFiles(sock).log}`);
+    process.stdout.write(was ? `running: pid ${i.pid}\n` : `started: pid ${i.pid}\n`);
+  });
   sup.command('restart').action(async (_opts: unknown, cmd: Command) => {
     const sock = await tmuxSocket(cmd);
     await stop(sock);

@@ -32,7 +32,7 @@ export function lightText(light: WindowLight, glyphs: Record<LightKind, string> 
 }
 
 /** The summary's counts, in the colours of the lights of the same kind. */
-const SUMMARY_ORDER: [AgentState & Kind, string][] = [
+export const SUMMARY_ORDER: [AgentState & Kind, string][] = [
   ['blocked', '✋'],
   ['done', '✓'],
   ['working', '⏳'],
@@ -78,6 +78,7 @@ export class LightsWriter {
 
   private summaryLooks: Record<Kind, Look> = DEFAULT_LOOKS;
   private summaryBg = DEFAULT_LIGHT_BG;
+  private summarySuffix = '';
 
   set(windowId: string, light: WindowLight): void {
     this.setOption(windowId, '@nerdr_state', light.state);
@@ -117,8 +118,15 @@ export class LightsWriter {
     this.schedule();
   }
 
+  /** Text after the summary (the fleet's `#{E:@nerdr_fleet}` once hosts are configured). */
+  setSummarySuffix(suffix: string): void {
+    if (suffix === this.summarySuffix) return;
+    this.summarySuffix = suffix;
+    this.schedule();
+  }
+
   summary(): string {
-    return summaryText([...this.wanted.values()].map((w) => (w.get('@nerdr_state') ?? 'unknown') as AgentState), this.summaryLooks, this.summaryBg);
+    return summaryText([...this.wanted.values()].map((w) => (w.get('@nerdr_state') ?? 'unknown') as AgentState), this.summaryLooks, this.summaryBg) + this.summarySuffix;
   }
 
   dispose(): void {

@@ -17,6 +17,8 @@ import type { Timer } from './clock.js';
 import { NerdrError } from '../errors.js';
 import { ManifestRegistry } from '../detect/index.js';
 import { NERDR_VERSION } from '../version.js';
+import { Fleet, fleetSummaryText } from '../fleet/fleet.js';
+import type { HostStatus } from '../fleet/link.js';
 
 /** Where an authenticated hook event goes, from the socket and from the spool alike. */
 function applyHook(sup: Supervisor, h: HookReport<WatchedAgent>): void {
@@ -87,10 +89,12 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   await manifests.watch().catch((err: Error) => log('warn', `cannot watch manifest folders: ${err.message}`));
   let server: SocketServer | null = null;
   let spool: SpoolReader<WatchedAgent> | null = null;
+  let fleet: Fleet | null = null;
   let finishing = false;
   const finish = async (code: number): Promise<void> => {
     if (finishing) return;
     finishing = true;
+    fleet?.stop();
     await spool?.close().catch(() => undefined);
     await sup.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
@@ -123,6 +127,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     log('error', `cannot read the hook spool ${files.spool}: ${(err as Error).message}`);
   }
   reportToHerdr(sup, files.socket, log);
+  fleet = followFleet(sup, server, log);
   log('info', `supervisor ${process.pid} ready on ${files.socket}`);
 }
 
@@ -159,4 +164,46 @@ function reportToHerdr(sup: Supervisor, socket: string, log: Logger): void {
     );
   });
   for (const c of focusWatchCommands()) void sup.run(command(c[0]!, ...c.slice(1))).catch((err: Error) => log('warn', `inside herdr: ${c[0]} failed: ${err.message}`));
+}
+
+/**
+ * The fleet (docs/fleet.md): the agents of the hosts in config.toml [fleet], followed over ssh,
+ * summed up in @nerdr_fleet (which the status-right summary reads), answered on `nerdr.fleet`.
+ * `nerdr.fleet-reload` reads config.toml again (after `nerdr fleet add` / `rm`).
+ */
+function followFleet(sup: Supervisor, server: SocketServer, log: Logger): Fleet {
+  let timer: Timer | null = null;
+  let shown: string | null = null;
+  const said = new Map<string, string>();
+  const paint = (): void => {
+    timer = null;
+    const hosts = fleet.hosts();
+    const now = sup.clock.now();
+    for (const h of hosts) {
+      const line = h.state === 'connected' ? 'connected' : h.error ? `${h.state}: ${h.error.message}` : h.state;
+      if (said.get(h.name) !== line && h.state !== 'connecting') log(h.state === 'connected' ? 'info' : 'warn', `fleet ${h.name}: ${line}`);
+      said.set(h.name, line);
+    }
+    const text = fleetSummaryText(hosts, now, sup.looks?.looks, sup.looks?.bg);
+    sup.setSummarySuffix(hosts.length > 0 ? '#{E:@nerdr_fleet}' : '');
+    if (text !== shown) {
+      shown = text;
+      sup.run(command('set-option', '-g', '@nerdr_fleet', text)).catch((err: Error) => log('warn', `fleet: cannot set @nerdr_fleet: ${err.message}`));
+    }
+    // a stale host's age moves on: repaint while one is stale
+    if (hosts.some((h: HostStatus) => h.state === 'stale')) timer ??= sup.clock.after(15_000, paint);
+  };
+  const fleet = new Fleet(sup.clock, () => void (timer ??= sup.clock.after(50, paint)));
+  const load = (): void => {
+    const loaded = loadConfig(configDir());
+    fleet.configure(loaded.config.fleet);
+  };
+  load();
+  if (fleet.size > 0) log('info', `fleet: following ${fleet.size} host(s)`);
+  server.handle('nerdr.fleet', () => ({ hosts: fleet.hosts(), now: sup.clock.now() }));
+  server.handle('nerdr.fleet-reload', () => {
+    load();
+    return { hosts: fleet.hosts(), now: sup.clock.now() };
+  });
+  return fleet;
 }

@@ -202,7 +202,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     // the user's @nerdr-glyph-* / @nerdr-color-* choices (the TPM plugin documents them)
     const options = await this.run(command('show-options', '-g')).catch(() => '');
     const chosen = parseShowOptions(options);
-    this.lights.setLooks(looksFromOptions(chosen), lightBgFrom(chosen));
+    this.looks = { looks: looksFromOptions(chosen), bg: lightBgFrom(chosen) };
+    this.lights.setLooks(this.looks.looks, this.looks.bg);
     await this.scan();
     this.lights.invalidate();
     await this.runAll([
@@ -522,6 +523,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.linesSent++;
     this.channel.send(commands, done);
   }
+
+  /** Text the status bar shows after the agents' summary (the fleet's, src/fleet/fleet.ts). */
+  setSummarySuffix(suffix: string): void {
+    this.lights.setSummarySuffix(suffix);
+  }
+
+  /** The user's looks (@nerdr-glyph-*, @nerdr-color-*), for the fleet's summary. */
+  looks: { looks: ReturnType<typeof looksFromOptions>; bg: string } | null = null;
 
   async run(cmd: string): Promise<string> {
     const [r] = await new Promise<Reply[]>((resolve) => this.sendLine([cmd], resolve));

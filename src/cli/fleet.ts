@@ -1,0 +1,185 @@
+// `nerdr fleet …`: the hosts whose agents this tmux's status bar shows, over the user's own ssh
+// (docs/fleet.md). Hosts live in config.toml ([fleet.hosts.NAME]); the local supervisor follows
+// them (src/fleet/). Also the remote half of `HOST:NAME` targets for send, wait, read, explain
+// and stop: the same command, run with the host's nerdr over ssh, its exit status passed on.
+
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { FLEET_HOST_NAME, loadConfig, type FleetConfig, type FleetHost } from '../config.js';
+import { NerdrError } from '../errors.js';
+import { configDir } from '../paths.js';
+import { readText, shQuote, writeIfChanged } from '../integrations/common.js';
+import { withHost, withoutHost } from '../fleet/config-file.js';
+import { classifyExit, remoteCommand, sshArgv, FLEET_SSH_OPTIONS } from '../fleet/ssh.js';
+import { ageText, fleetPlain, hostPlain } from '../fleet/fleet.js';
+import type { HostStatus } from '../fleet/link.js';
+import { call, supervisorAnswers, tmuxSocket } from './context.js';
+import { printJson, table } from './print.js';
+import { request } from '../supervisor/socket/index.js';
+import { serverFiles } from '../paths.js';
+
+export interface FleetAnswer {
+  hosts: HostStatus[];
+  now: number;
+}
+
+function configFile(): string {
+  return path.join(configDir(), 'config.toml');
+}
+
+function fleetConfig(): FleetConfig {
+  return loadConfig(configDir()).config.fleet;
+}
+
+/** `HOST:NAME` where HOST is a fleet host: that host and the name there; otherwise null (a local target). */
+export function remoteTarget(target: string, fleet: FleetConfig = fleetConfig()): { name: string; host: FleetHost; rest: string } | null {
+  const m = /^([^:]+):(.+)$/s.exec(target);
+  if (!m) return null;
+  const host = fleet.hosts[m[1]!];
+  return host ? { name: m[1]!, host, rest: m[2]! } : null;
+}
+
+/**
+ * Run `args` with the host's nerdr over ssh, its output on ours; resolves to its exit status. When
+ * ssh itself failed (255) the reason and its fix are printed, as for the fleet's own link.
+ */
+export function runRemote(fleet: FleetConfig, name: string, host: FleetHost, args: string[], opts: { tty?: boolean } = {}): Promise<number> {
+  const argv = sshArgv(fleet, host, args, opts);
+  return new Promise((resolve) => {
+    let stderr = '';
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', 'inherit', 'pipe'] });
+    child.stderr.on('data', (d: Buffer) => {
+      process.stderr.write(d);
+      stderr = (stderr + d.toString('utf8')).slice(-8192);
+    });
+    child.on('error', (err) => {
+      process.stderr.write(`nerdr: cannot run ${argv[0]}: ${err.message}\n`);
+      resolve(1);
+    });
+    child.on('close', (code, signal) => {
+      if (code === 255 || code === 127 || code === 126) {
+        const why = classifyExit(name, host, code, signal, stderr);
+        process.stderr.write(`nerdr: ${why.message}\n  fix: ${why.fix}\n`);
+      }
+      resolve(code ?? 1);
+    });
+  });
+}
+
+/**
+ * When `target` names a fleet host (`HOST:NAME`), runs this command there and exits with its
+ * status; otherwise returns. `word` is the command; `args` the arguments after it as given here
+ * (the target among them, replaced by the name on the host). Global -L/-S are this machine's and
+ * are not passed on.
+ */
+export async function forwardIfRemote(word: string, target: string | undefined): Promise<void> {
+  if (target === undefined) return;
+  const fleet = fleetConfig();
+  const r = remoteTarget(target, fleet);
+  if (!r) return;
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf(word);
+  const rest = argv.slice(at + 1);
+  const ti = rest.indexOf(target);
+  if (ti >= 0) rest[ti] = r.rest;
+  const code = await runRemote(fleet, r.name, r.host, [word, ...rest]);
+  process.exit(code);
+}
+
+async function reload(cmd: Command): Promise<FleetAnswer | null> {
+  const sock = await tmuxSocket(cmd, { mustRun: false }).catch(() => null);
+  if (!sock || !(await supervisorAnswers(sock))) return null;
+  return (await request(serverFiles(sock).socket, 'nerdr.fleet-reload', {}, { timeoutMs: 10_000 })) as FleetAnswer;
+}
+
+function stateText(h: HostStatus, now: number): string {
+  if (h.state === 'stale') return `stale ${ageText(now - (h.heardAt ?? h.since))}`;
+  if (h.state === 'connected') return `connected ${ageText(now - h.since)}`;
+  return h.state;
+}
+
+export function register(program: Command): void {
+  const fleet = program.command('fleet').description("other hosts' agents in this status bar, over your own ssh (docs/fleet.md)");
+
+  fleet
+    .command('add <name> <target>')
+    .description('follow the agents of the nerdr on TARGET (what your ssh accepts: an alias, user@host, ssh://user@host:port)')
+    .option('--nerdr <path>', 'the nerdr command on that host (default: nerdr on its PATH)')
+    .option('--socket <name>', 'the -L name of the tmux server there (default: tmux\'s own, "default")')
+    .action(async (name: string, target: string, opts: { nerdr?: string; socket?: string }, cmd: Command) => {
+      if (!FLEET_HOST_NAME.test(name)) throw new NerdrError(`"${name}" cannot name a host`, 'use letters, digits, ., - and _ (at most 32), starting with a letter or digit');
+      if (target.startsWith('-') || target.trim() === '') throw new NerdrError(`"${target}" is not an ssh target`, 'give what you would type after ssh: an alias from ~/.ssh/config, user@host, ssh://user@host:port');
+      if (opts.socket !== undefined && !/^[A-Za-z0-9_.-]+$/.test(opts.socket)) throw new NerdrError(`"${opts.socket}" cannot name a tmux socket`, 'the -L name: letters, digits, ., - and _');
+      const host: FleetHost = { target, nerdr: opts.nerdr?.trim() || 'nerdr', socket: opts.socket ?? 'default' };
+      const file = configFile();
+      writeIfChanged(file, withHost(readText(file) ?? '', name, host), 0o600);
+      const live = await reload(cmd);
+      process.stdout.write(`fleet: ${name} (${target}) added to ${file}; ${live ? 'the supervisor follows it now (`nerdr fleet ls`)' : 'followed once the supervisor runs'}\n`);
+    });
+
+  fleet
+    .command('rm <name>')
+    .description('stop following a host (nothing on the host is touched)')
+    .action(async (name: string, _opts: unknown, cmd: Command) => {
+      const file = configFile();
+      const text = readText(file);
+      const out = text === undefined ? undefined : withoutHost(text, name);
+      if (out === undefined) {
+        const known = Object.keys(fleetConfig().hosts);
+        throw new NerdrError(`the fleet has no host "${name}"`, known.length ? `hosts: ${known.join(', ')}` : 'the fleet has no hosts');
+      }
+      writeIfChanged(file, out, 0o600);
+      await reload(cmd);
+      process.stdout.write(`fleet: ${name} removed\n`);
+    });
+
+  fleet
+    .command('ls')
+    .description('every host: connected or stale since when, its agents by state, the last error')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const cfg = fleetConfig();
+      if (Object.keys(cfg.hosts).length === 0) {
+        if (opts.json) return printJson([]);
+        process.stdout.write('no hosts; add one: nerdr fleet add NAME SSH-TARGET\n');
+        return;
+      }
+      const a = await fleetAnswer(cmd);
+      if (opts.json) return printJson(a.hosts);
+      const rows = a.hosts.map((h) => [h.name, h.target, stateText(h, a.now), hostPlain({ ...h, state: 'connected' }, a.now).slice(h.name.length + 1) || '-', h.error ? `${h.error.message} (fix: ${h.error.fix})` : '-']);
+      process.stdout.write(table(['HOST', 'TARGET', 'STATE', 'AGENTS', 'LAST ERROR'], rows));
+    });
+
+  fleet
+    .command('start <name>')
+    .description("start tmux (if none runs) and nerdr's supervisor on the host: the only time the fleet starts anything there")
+    .action(async (name: string) => {
+      const cfg = fleetConfig();
+      const host = cfg.hosts[name];
+      if (!host) throw new NerdrError(`the fleet has no host "${name}"`, 'add it: nerdr fleet add NAME SSH-TARGET');
+      // nerdr's own fixed words, the nerdr path quoted (ssh.ts remoteCommand)
+      const tmux = `tmux -L ${shQuote(host.socket)}`;
+      const line = `${tmux} has-session 2>/dev/null || ${tmux} new-session -d -s work; ${remoteCommand(host.nerdr, ['-L', host.socket, 'supervisor', 'start'])}`;
+      const argv = [...cfg.ssh, '-T', ...FLEET_SSH_OPTIONS, '--', host.target, line];
+      const code = await new Promise<number>((resolve) => {
+        const child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit' });
+        child.on('error', () => resolve(1));
+        child.on('close', (c) => resolve(c ?? 1));
+      });
+      if (code !== 0) throw new NerdrError(`starting nerdr on ${name} failed (exit ${code})`, `try by hand: ssh ${host.target}, then nerdr supervisor start`, { exitCode: code });
+      process.stdout.write(`fleet: nerdr runs on ${name}\n`);
+    });
+}
+
+/** The supervisor's view of the fleet; nothing asked when no host is configured. */
+export async function fleetAnswer(cmd: Command): Promise<FleetAnswer> {
+  if (Object.keys(fleetConfig().hosts).length === 0) return { hosts: [], now: Date.now() };
+  return call<FleetAnswer>(cmd, 'nerdr.fleet');
+}
+
+/** `nerdr status --fleet`: the hosts on one line, as the status bar shows them. */
+export async function fleetStatusLine(cmd: Command): Promise<string> {
+  const a = await fleetAnswer(cmd);
+  return a.hosts.length === 0 ? 'no fleet hosts (nerdr fleet add NAME SSH-TARGET)' : fleetPlain(a.hosts, a.now);
+}

@@ -1,0 +1,215 @@
+// The fleet over real SSH (docs/fleet.md): two OpenSSH servers on 127.0.0.1, each the way in to a
+// "host" of its own (its tmux server and nerdr, set apart by the environment the test's ssh
+// config sends), and the local tmux whose status bar shows them.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, run, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv, type RunResult } from './helpers/env.js';
+import { keyPair, sshUnavailable, startSshd, type Sshd } from './helpers/sshd.js';
+
+const NERDR = path.join(REPO_ROOT, 'bin', 'nerdr.js');
+
+interface Host {
+  name: string;
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  /** `nerdr …` on the host, as a person there would type it (not over ssh). */
+  nerdr(...args: string[]): Promise<RunResult>;
+  tmux(...args: string[]): Promise<RunResult>;
+}
+
+function makeHost(root: string, name: string): Host {
+  const dir = path.join(root, name);
+  for (const d of ['tmux', 'config']) mkdirSync(path.join(dir, d), { recursive: true });
+  mkdirSync(path.join(dir, 'state'), { recursive: true, mode: 0o700 });
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of Object.keys(env)) if (k === 'TMUX' || k === 'TMUX_PANE' || k.startsWith('NERDR_') || k.startsWith('HERDR_')) delete env[k];
+  Object.assign(env, { TMUX_TMPDIR: path.join(dir, 'tmux'), NERDR_STATE_DIR: path.join(dir, 'state'), NERDR_CONFIG_DIR: path.join(dir, 'config'), LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' });
+  return {
+    name,
+    dir,
+    env,
+    nerdr: (...args) => run(process.execPath, [NERDR, '-L', 'default', ...args], { env, timeoutMs: 30_000 }),
+    tmux: (...args) => run('tmux', ['-f', '/dev/null', ...args], { env, timeoutMs: 20_000 }),
+  };
+}
+
+describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh', () => {
+  let env: LiveEnv;
+  let root: string;
+  let a: Host, b: Host, nosup: Host, noserver: Host;
+  let sshdA: Sshd, sshdB: Sshd;
+  let sshConfig: string;
+
+  const fleetLs = async (): Promise<{ name: string; state: string; error: { kind: string; message: string; fix: string } | null; agents: { name: string; state: string }[] }[]> => {
+    const r = await env.nerdr('fleet', 'ls', '--json');
+    if (r.code !== 0) throw new Error(`fleet ls failed: ${r.stderr}`);
+    return JSON.parse(r.stdout);
+  };
+  const host = async (name: string) => (await fleetLs()).find((h) => h.name === name);
+  const statusFleet = async (): Promise<string> => (await env.nerdr('status', '--fleet')).stdout.trim();
+
+  beforeAll(async () => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'nerdr-fleet-'));
+    const user = keyPair(path.join(root, 'user_key'));
+    keyPair(path.join(root, 'other_key'));
+    sshdA = await startSshd(path.join(root, 'sshd-a'), user);
+    sshdB = await startSshd(path.join(root, 'sshd-b'), user);
+    a = makeHost(root, 'a');
+    b = makeHost(root, 'b');
+    nosup = makeHost(root, 'nosup');
+    noserver = makeHost(root, 'noserver');
+    // the hosts' tmux servers and agents, started there (not by the fleet)
+    for (const h of [a, b, nosup]) expect((await h.tmux('new-session', '-d', '-s', 'work', '-x', '100', '-y', '30')).code).toBe(0);
+    for (const [h, n] of [[a, 'asker'], [b, 'calm']] as const) {
+      const r = await h.nerdr('new', 'demo', '-d', '--name', n, '--', '--ask', '--work', '1');
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const me = os.userInfo().username;
+    const setEnv = (h: Host) => `  SetEnv ${['TMUX_TMPDIR', 'NERDR_STATE_DIR', 'NERDR_CONFIG_DIR', 'PATH', 'LANG', 'LC_ALL'].map((k) => `${k}="${h.env[k]}"`).join(' ')}`;
+    const alias = (name: string, port: number, h: Host | null, extra: string[] = []) => [`Host ${name}`, '  HostName 127.0.0.1', `  Port ${port}`, `  User ${me}`, ...(h ? [setEnv(h)] : []), ...extra];
+    sshConfig = path.join(root, 'ssh_config');
+    writeFileSync(
+      sshConfig,
+      [
+        ...alias('hostA', sshdA.port, a),
+        ...alias('hostB', sshdB.port, b),
+        ...alias('nosup', sshdA.port, nosup),
+        ...alias('noserver', sshdA.port, noserver),
+        ...alias('refused', sshdA.port, a, [`  IdentityFile ${path.join(root, 'other_key')}`]),
+        'Host * !refused',
+        `  IdentityFile ${path.join(root, 'user_key')}`,
+        'Host *',
+        '  IdentitiesOnly yes',
+        `  UserKnownHostsFile ${path.join(root, 'known_hosts')}`,
+        '  StrictHostKeyChecking accept-new',
+        '  LogLevel ERROR',
+        '',
+      ].join('\n'),
+    );
+    env = await startLiveEnv();
+    writeFileSync(path.join(env.configDir, 'config.toml'), `# my settings\n[fleet]\nssh = ["ssh", "-F", ${JSON.stringify(sshConfig)}]\n`);
+    expect((await env.nerdr('supervisor', 'start')).code).toBe(0);
+  }, 120_000);
+
+  afterAll(async () => {
+    await env?.cleanup();
+    await sshdA?.kill();
+    await sshdB?.kill();
+    for (const h of [a, b, nosup, noserver]) {
+      if (!h) continue;
+      const sock = (await h.tmux('display', '-p', '#{socket_path}')).stdout.trim();
+      await h.tmux('kill-server');
+      if (sock) rmSync(sock, { force: true });
+    }
+    if (root) rmSync(root, { recursive: true, force: true });
+  }, 60_000);
+
+  it('fleet add writes config.toml (the user\'s lines kept), and both hosts\' agents arrive', async () => {
+    for (const n of ['hostA', 'hostB']) {
+      const r = await env.nerdr('fleet', 'add', n, n, '--nerdr', NERDR);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain('the supervisor follows it now');
+    }
+    const text = readFileSync(path.join(env.configDir, 'config.toml'), 'utf8');
+    expect(text.startsWith('# my settings\n[fleet]\n')).toBe(true);
+    expect(text).toContain('[fleet.hosts.hostA]');
+    const dup = await env.nerdr('fleet', 'add', 'hostA', 'elsewhere');
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toMatch(/already has a host "hostA"[\s\S]*nerdr fleet rm hostA/);
+    await waitFor(async () => {
+      const hs = await fleetLs();
+      return hs.find((h) => h.name === 'hostA')?.agents.some((x) => x.name === 'asker') && hs.find((h) => h.name === 'hostB')?.agents.some((x) => x.name === 'calm');
+    }, { what: 'both hosts connected with their agents', timeoutMs: 30_000 });
+    const hs = await fleetLs();
+    expect(hs.map((h) => `${h.name}:${h.state}`)).toEqual(['hostA:connected', 'hostB:connected']);
+    const ls = await env.nerdr('ls', '--fleet', '--json');
+    const rows = JSON.parse(ls.stdout) as { host: string | null; name: string }[];
+    expect(rows.filter((r) => r.host).map((r) => `${r.host}/${r.name}`).sort()).toEqual(['hostA/asker', 'hostB/calm']);
+  });
+
+  it('the status bar: @nerdr_fleet after the summary, and `status --fleet` the same line in plain text', async () => {
+    await waitFor(async () => (await env.tmuxOk('show', '-gv', '@nerdr_fleet')).includes('hostB'), { what: '@nerdr_fleet to name hostB' });
+    expect((await env.tmuxOk('show', '-gv', '@nerdr_summary')).trim().endsWith('#{E:@nerdr_fleet}')).toBe(true);
+    const shown = await env.tmuxOk('display', '-p', '#{E:@nerdr_summary}');
+    expect(shown).toContain('hostA');
+    expect(shown).toContain('hostB');
+    expect(await statusFleet()).toMatch(/^hostA ○1  hostB ○1$/);
+  });
+
+  it('send HOST:NAME delivers on the host; its agent turning blocked changes the local summary', async () => {
+    const s = await env.nerdr('send', 'hostA:asker', 'refactor the parser');
+    expect(s.code, s.stderr).toBe(0);
+    await waitFor(async () => (await a.nerdr('ls', '--json')).stdout.includes('"blocked"'), { what: 'asker blocked on host a', timeoutMs: 20_000 });
+    await waitFor(async () => /^hostA ✋1  hostB ○1$/.test(await statusFleet()), { what: 'the local summary to show hostA blocked', timeoutMs: 10_000 });
+    expect(await env.tmuxOk('show', '-gv', '@nerdr_fleet')).toContain('✋1');
+    // the other commands reach the host too, with its exit status
+    const read = await env.nerdr('read', 'hostA:asker');
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stdout).toContain('Do you want to proceed?');
+    const missing = await env.nerdr('read', 'hostA:nosuch');
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('nosuch');
+  });
+
+  it('a host whose sshd dies goes stale, the other keeps updating; back, it reconnects', async () => {
+    await sshdB.kill();
+    await waitFor(async () => (await host('hostB'))?.state === 'stale', { what: 'hostB stale', timeoutMs: 20_000 });
+    expect((await host('hostB'))!.agents.map((x) => x.name)).toEqual(['calm']);
+    expect(await statusFleet()).toMatch(/hostB ○1 \(stale \d+s\)/);
+    // hostA still follows: a new agent there shows up
+    const r = await a.nerdr('new', 'demo', '-d', '--name', 'second');
+    expect(r.code, r.stderr).toBe(0);
+    await waitFor(async () => (await host('hostA'))?.agents.some((x) => x.name === 'second'), { what: 'hostA to show its new agent', timeoutMs: 15_000 });
+    await sshdB.start();
+    // the backoff is at most a few seconds this early
+    await waitFor(async () => (await host('hostB'))?.state === 'connected', { what: 'hostB connected again', timeoutMs: 40_000 });
+  });
+
+  it('a host without nerdr, one that refuses the key, one without a supervisor, one without tmux: each says why, with the fix', async () => {
+    const add = async (...args: string[]) => {
+      const r = await env.nerdr('fleet', 'add', ...args);
+      expect(r.code, r.stderr).toBe(0);
+    };
+    await add('nonerdr', 'hostA', '--nerdr', '/nonexistent/nerdr');
+    await add('refused', 'refused', '--nerdr', NERDR);
+    await add('nosup', 'nosup', '--nerdr', NERDR);
+    await add('noserver', 'noserver', '--nerdr', NERDR);
+    const kinds = await waitFor(async () => {
+      const hs = await fleetLs();
+      const k = Object.fromEntries(hs.map((h) => [h.name, h.error?.kind ?? '']));
+      if (['nonerdr', 'refused', 'nosup', 'noserver'].every((n) => k[n])) return hs;
+      throw new Error(JSON.stringify(hs.map((h) => [h.name, h.state, h.error?.message])));
+    }, { what: 'the four hosts to fail', timeoutMs: 30_000 });
+    const by = Object.fromEntries(kinds.map((h) => [h.name, h]));
+    expect(by.nonerdr).toMatchObject({ state: 'down', error: { kind: 'no-nerdr' } });
+    expect(by.nonerdr!.error!.fix).toContain('--nerdr');
+    expect(by.refused).toMatchObject({ state: 'down', error: { kind: 'auth' } });
+    expect(by.refused!.error!.fix).toContain('ssh refused');
+    expect(by.nosup).toMatchObject({ state: 'down', error: { kind: 'no-supervisor' } });
+    expect(by.nosup!.error!.fix).toContain('nerdr fleet start nosup');
+    expect(by.noserver).toMatchObject({ state: 'down', error: { kind: 'no-server' } });
+    const text = await env.nerdr('fleet', 'ls');
+    expect(text.stdout).toMatch(/refused\s+refused\s+down\s+-\s+ssh could not log in/);
+    // attach-only: nothing was started on those hosts
+    expect((await nosup.nerdr('supervisor', 'status', '--json')).stdout).toMatch(/"running":\s*false/);
+    expect((await noserver.tmux('list-sessions')).code).not.toBe(0);
+    expect(existsSync(path.join(noserver.dir, 'state')) && spawnSync('ls', [path.join(noserver.dir, 'state')], { encoding: 'utf8' }).stdout.includes('.lock')).toBe(false);
+  }, 60_000);
+
+  it('fleet start starts what the fleet never does by itself; fleet rm stops following', async () => {
+    const r = await env.nerdr('fleet', 'start', 'noserver');
+    expect(r.code, r.stderr).toBe(0);
+    expect((await noserver.tmux('list-sessions', '-F', '#{session_name}')).stdout).toContain('work');
+    await waitFor(async () => (await host('noserver'))?.state === 'connected', { what: 'noserver connected once started', timeoutMs: 70_000 });
+    for (const n of ['nonerdr', 'refused', 'nosup', 'noserver']) expect((await env.nerdr('fleet', 'rm', n)).code).toBe(0);
+    expect((await fleetLs()).map((h) => h.name)).toEqual(['hostA', 'hostB']);
+    const gone = await env.nerdr('fleet', 'rm', 'nosuch');
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('hosts: hostA, hostB');
+  }, 90_000);
+});
+
