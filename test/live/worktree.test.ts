@@ -140,19 +140,27 @@ describe.skipIf(!tmuxAvailable)('worktrees', () => {
     const r = await nerdrIn(repo, 'new', '-d', '--worktree', 'bad-setup', '--cmd', 'exec sleep 300');
     expect(r.code, r.stderr).toBe(0);
     const win = r.stdout.trim();
-    // the status can follow the exit by a scan (tmux may list the pane dead before its status)
-    const a = await waitFor(async () => {
-      const x = await row('bad-setup');
-      // (an empty status is no status yet: waitFor takes '' as a value)
-      return x?.state === 'exited' && x.exitStatus ? x : null;
-    }, { what: 'the window to show the setup exited, with its status' });
-    expect(a.exitStatus).toBe('3');
-    const text = await screen(win);
-    expect(text).toMatch(/^BROKEN-SETUP$/m);
-    expect(text).toMatch(/nerdr: the setup failed \(exit 3\), so the agent was not started/);
-    expect(text).toMatch(/--worktree bad-setup/);
-    config('');
-    await env.tmuxOk('kill-window', '-t', win);
+    try {
+      // the status can follow the exit by a scan (tmux may list the pane dead before its status);
+      // before tmux 3.7 the exit guard may hold the pane up to 6 s (EXIT_GUARD_WAIT_S)
+      let last: unknown = null;
+      const a = await waitFor(async () => {
+        const x = await row('bad-setup');
+        last = x;
+        // (an empty status is no status yet: waitFor takes '' as a value)
+        return x?.state === 'exited' && x.exitStatus ? x : null;
+      }, { what: 'the window to show the setup exited, with its status', timeoutMs: 20_000 }).catch((err: Error) => {
+        throw new Error(`${err.message}; its row: ${JSON.stringify(last)}`);
+      });
+      expect(a.exitStatus).toBe('3');
+      const text = await screen(win);
+      expect(text).toMatch(/^BROKEN-SETUP$/m);
+      expect(text).toMatch(/nerdr: the setup failed \(exit 3\), so the agent was not started/);
+      expect(text).toMatch(/--worktree bad-setup/);
+    } finally {
+      config('');
+      await env.tmuxOk('kill-window', '-t', win);
+    }
   });
 
   it('worktree ls shows each worktree nerdr made: window, changed files, ahead/behind, last commit', async () => {
