@@ -11,7 +11,8 @@ import { NerdrError } from '../errors.js';
 import { configDir } from '../paths.js';
 import { readText, shQuote, writeIfChanged } from '../integrations/common.js';
 import { withHost, withoutHost } from '../fleet/config-file.js';
-import { classifyExit, remoteCommand, sshArgv, FLEET_SSH_OPTIONS } from '../fleet/ssh.js';
+import { classifyExit, remoteCommand, sshArgv, sshAttachArgv, FLEET_SSH_OPTIONS } from '../fleet/ssh.js';
+import type { AgentRow } from '../supervisor/api.js';
 import { ageText, fleetPlain, hostPlain } from '../fleet/fleet.js';
 import type { HostStatus } from '../fleet/link.js';
 import { call, supervisorAnswers, tmuxSocket } from './context.js';
@@ -182,4 +183,56 @@ export async function fleetAnswer(cmd: Command): Promise<FleetAnswer> {
 export async function fleetStatusLine(cmd: Command): Promise<string> {
   const a = await fleetAnswer(cmd);
   return a.hosts.length === 0 ? 'no fleet hosts (nerdr fleet add NAME SSH-TARGET)' : fleetPlain(a.hosts, a.now);
+}
+
+/** The option that marks a local window as the fleet's way to a host (its value: the host's name). */
+export const FLEET_WINDOW_OPTION = '@nerdr_fleet_host';
+/** Which remote agent such a window shows: `<agent id>`. */
+export const FLEET_AGENT_OPTION = '@nerdr_fleet_agent';
+
+/**
+ * `next --fleet`: the most urgent agent here or on a connected host (blocked oldest first, then
+ * done), after the one the client shows. A local one is left to `next` (null is returned); a
+ * remote one gets the host's window in the client's session (made, or reused and pointed at
+ * it), running `ssh -t <target> tmux attach` on that agent's session and window. Says where it went.
+ */
+export async function nextInFleet(cmd: Command, sock: string, client: { name: string; session: string; window: string }, local: AgentRow[], session: string | null): Promise<string | null> {
+  const a = await fleetAnswer(cmd);
+  const cfg = fleetConfig();
+  const { tmux } = await import('../tmux/server.js');
+  const { argvSafe } = await import('../tmux/quote.js');
+  const { urgentOrder } = await import('../supervisor/urgent.js');
+  const showing = await tmux(sock, ['display', '-p', '-t', client.window, `#{${FLEET_AGENT_OPTION}}`]);
+  const shownRemote = showing.code === 0 ? showing.stdout.trim() : '';
+  type Cand = { row: AgentRow; host: string | null; id: string };
+  const cands: Cand[] = local.filter((r) => session === null || r.sessions.includes(session)).map((row) => ({ row, host: null, id: row.window }));
+  for (const h of a.hosts) {
+    if (h.state !== 'connected' || !cfg.hosts[h.name]) continue;
+    for (const r of h.agents) cands.push({ row: { ...(r as unknown as AgentRow), sessions: [r.session], window: `${h.name}:${r.window}` }, host: h.name, id: `${h.name}:${r.id}` });
+  }
+  const order = urgentOrder(cands.map((c) => c.row), null).map((row) => cands.find((c) => c.row === row)!);
+  if (order.length === 0) return null;
+  const at = order.findIndex((c) => (c.host ? c.id === shownRemote : c.row.window === client.window && !shownRemote));
+  const next = order[(at + 1) % order.length]!;
+  if (!next.host) return null;
+  const host = cfg.hosts[next.host]!;
+  const remote = a.hosts.find((h) => h.name === next.host)!.agents.find((r) => `${next.host}:${r.id}` === next.id)!;
+  if (!/^\$\d+$|^[^:]+$/.test(remote.session) || !/^@\d+$/.test(remote.window)) throw new NerdrError(`${next.host} sent a window nerdr does not take: ${JSON.stringify(remote.window)}`);
+  const argv = sshAttachArgv(cfg, host, remote.session, remote.window).map(argvSafe);
+  const list = await tmux(sock, ['list-windows', '-t', `${client.session}`, '-F', `#{window_id}\t#{${FLEET_WINDOW_OPTION}}`]);
+  const mine = list.stdout.split('\n').map((l) => l.split('\t')).find((p) => p[1] === next.host)?.[0];
+  let win = mine;
+  if (win) {
+    const r = await tmux(sock, ['respawn-pane', '-k', '-t', win, ...argv]);
+    if (r.code !== 0) throw new NerdrError(`cannot reuse ${next.host}'s window: ${r.stderr.trim()}`);
+  } else {
+    const r = await tmux(sock, ['new-window', '-d', '-t', `${client.session}:`, '-n', next.host, '-P', '-F', '#{window_id}', ...argv]);
+    if (r.code !== 0) throw new NerdrError(`cannot open a window for ${next.host}: ${r.stderr.trim()}`);
+    win = r.stdout.trim();
+    await tmux(sock, ['set-option', '-w', '-t', win, FLEET_WINDOW_OPTION, next.host]);
+  }
+  await tmux(sock, ['set-option', '-w', '-t', win, FLEET_AGENT_OPTION, next.id]);
+  const sw = await tmux(sock, ['switch-client', '-c', client.name, '-t', win]);
+  if (sw.code !== 0) throw new NerdrError(`cannot switch to ${next.host}'s window: ${sw.stderr.trim()}`);
+  return `${next.host}:${remote.name} (${remote.state})`;
 }

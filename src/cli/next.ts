@@ -63,13 +63,24 @@ export function register(program: Command): void {
     .option('--all', 'look in every session, not only the current one')
     .option('--json', 'print JSON')
     .option('--message', 'say the result (or the error) in the status line and print nothing: for key bindings')
-    .action(async (opts: { all?: boolean; json?: boolean; message?: boolean }, cmd: Command) => {
+    .option('--fleet', "also the fleet's hosts' agents: one of those opens (or reuses) a window named after its host, attached over ssh")
+    .action(async (opts: { all?: boolean; json?: boolean; message?: boolean; fleet?: boolean }, cmd: Command) => {
       const sock = await tmuxSocket(cmd);
       let client: { name: string; session: string; window: string } | null = null;
       try {
         client = await callingClient(sock);
         const listed = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls', {}, { whenNone: () => ({ agents: [] }) });
         const { agents, fix } = await switchable(cmd, listed.agents);
+        if (opts.fleet && !callerSecret()) {
+          const { nextInFleet } = await import('./fleet.js');
+          const went = await nextInFleet(cmd, sock, client, agents, opts.all ? null : client.session);
+          if (went) {
+            if (opts.message) return await tell(sock, client.name, `nerdr: ${went}`);
+            if (opts.json) return printJson({ switched: went });
+            process.stdout.write(`${went}\n`);
+            return;
+          }
+        }
         const a = pickNext(agents, opts.all ? null : client.session, client.window);
         if (!a) {
           const mine = fix ? ' among the windows this agent started' : '';

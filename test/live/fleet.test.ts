@@ -2,7 +2,7 @@
 // "host" of its own (its tmux server and nerdr, set apart by the environment the test's ssh
 // config sends), and the local tmux whose status bar shows them.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -153,6 +153,26 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
     const missing = await env.nerdr('read', 'hostA:nosuch');
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('nosuch');
+  });
+
+  it('next --fleet goes to the blocked remote agent: a window named after its host, attached over ssh; again, it is reused', async () => {
+    // a person's client on the local server (stdin an open pipe: `script` types ^D at its EOF)
+    const client = spawn('script', ['-qfc', `tmux -L ${env.server} attach -t user`, '/dev/null'], { env: env.env, stdio: ['pipe', 'ignore', 'ignore'] });
+    env.track(client.pid!);
+    await waitFor(async () => (await env.tmuxOk('list-clients', '-F', '#{client_control_mode}')).split('\n').includes('0'), { what: 'the attached client' });
+    const n = await env.nerdr('next', '--fleet');
+    expect(n.code, n.stderr).toBe(0);
+    expect(n.stdout.trim()).toBe('hostA:asker (blocked)');
+    const wins = async () => (await env.tmuxOk('list-windows', '-t', 'user', '-F', '#{window_id} #{window_name} #{@nerdr_fleet_host}')).trim().split('\n');
+    const fleetWin = (await wins()).find((l) => l.endsWith(' hostA hostA'))!.split(' ')[0]!;
+    expect((await env.tmuxOk('list-clients', '-F', '#{client_control_mode} #{window_id}')).split('\n')).toContain(`0 ${fleetWin}`);
+    // the remote tmux, nested in the local window, shows the asker's dialog
+    await waitFor(async () => (await env.tmuxOk('capture-pane', '-p', '-t', fleetWin)).includes('Do you want to proceed?'), { what: "the host's screen in the local window", timeoutMs: 15_000 });
+    const again = await env.nerdr('next', '--fleet');
+    expect(again.code, again.stderr).toBe(0);
+    expect((await wins()).filter((l) => l.endsWith(' hostA'))).toHaveLength(1);
+    await env.tmuxOk('kill-window', '-t', fleetWin);
+    client.kill();
   });
 
   it('a host whose sshd dies goes stale, the other keeps updating; back, it reconnects', async () => {
