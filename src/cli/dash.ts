@@ -10,7 +10,8 @@ export function register(program: Command): void {
     .command('dash')
     .description('a live dashboard of every agent: lights, states, queues and a preview; enter goes to one, s sends, x stops')
     .option('-c, --client <name>', 'the tmux client that enter switches (default: the one running the dashboard)')
-    .action(async (opts: { client?: string }, cmd: Command) => {
+    .option('--fleet', "also the fleet's hosts' agents, named HOST:NAME (docs/fleet.md)")
+    .action(async (opts: { client?: string; fleet?: boolean }, cmd: Command) => {
       if (!process.stdout.isTTY || !process.stdin.isTTY) {
         throw new NerdrError('nerdr dash needs a terminal', "run it in a tmux pane or popup: tmux display-popup -E -w 80% -h 80% 'nerdr dash'; for scripts use `nerdr ls --json`");
       }
@@ -18,7 +19,7 @@ export function register(program: Command): void {
       // a dashboard changes nothing: with no agent yet it waits for one instead of starting nerdr
       if (!(await supervisorAnswers(sock)) && !(await hasNerdrWindows(sock)) && !(await waitForAgents(sock))) return;
       const socketFile = await ensureSupervisor(sock);
-      await runDash({ sock, socketFile, ...(opts.client ? { client: opts.client } : {}) });
+      await runDash({ sock, socketFile, ...(opts.client ? { client: opts.client } : {}), ...(opts.fleet ? { fleet: true } : {}) });
     });
 }
 

@@ -14,7 +14,7 @@ import { withHost, withoutHost } from '../fleet/config-file.js';
 import { classifyExit, remoteCommand, sshArgv, sshAttachArgv, FLEET_SSH_OPTIONS } from '../fleet/ssh.js';
 import type { AgentRow } from '../supervisor/api.js';
 import { ageText, fleetPlain, hostPlain } from '../fleet/fleet.js';
-import type { HostStatus } from '../fleet/link.js';
+import type { HostStatus, RemoteAgent } from '../fleet/link.js';
 import { call, supervisorAnswers, tmuxSocket } from './context.js';
 import { printJson, table } from './print.js';
 import { request } from '../supervisor/socket/index.js';
@@ -200,7 +200,6 @@ export async function nextInFleet(cmd: Command, sock: string, client: { name: st
   const a = await fleetAnswer(cmd);
   const cfg = fleetConfig();
   const { tmux } = await import('../tmux/server.js');
-  const { argvSafe } = await import('../tmux/quote.js');
   const { urgentOrder } = await import('../supervisor/urgent.js');
   const showing = await tmux(sock, ['display', '-p', '-t', client.window, `#{${FLEET_AGENT_OPTION}}`]);
   const shownRemote = showing.code === 0 ? showing.stdout.trim() : '';
@@ -215,24 +214,49 @@ export async function nextInFleet(cmd: Command, sock: string, client: { name: st
   const at = order.findIndex((c) => (c.host ? c.id === shownRemote : c.row.window === client.window && !shownRemote));
   const next = order[(at + 1) % order.length]!;
   if (!next.host) return null;
-  const host = cfg.hosts[next.host]!;
   const remote = a.hosts.find((h) => h.name === next.host)!.agents.find((r) => `${next.host}:${r.id}` === next.id)!;
-  if (!/^\$\d+$|^[^:]+$/.test(remote.session) || !/^@\d+$/.test(remote.window)) throw new NerdrError(`${next.host} sent a window nerdr does not take: ${JSON.stringify(remote.window)}`);
+  await openFleetWindow(sock, client, cfg, next.host, remote);
+  return `${next.host}:${remote.name} (${remote.state})`;
+}
+
+/**
+ * Show a remote agent in the client: the host's window in the client's session (made, or reused
+ * and pointed at this agent), running `ssh -t <target> tmux attach` on its session and window.
+ */
+export async function openFleetWindow(sock: string, client: { name: string; session: string }, cfg: FleetConfig, hostName: string, remote: RemoteAgent): Promise<void> {
+  const { tmux } = await import('../tmux/server.js');
+  const { argvSafe } = await import('../tmux/quote.js');
+  const host = cfg.hosts[hostName];
+  if (!host) throw new NerdrError(`the fleet has no host "${hostName}"`);
+  // what came from the host goes to the local tmux only once it looks like tmux's own ids
+  if (!/^(\$\d+|[A-Za-z0-9_.-]+)$/.test(remote.session) || !/^@\d+$/.test(remote.window)) throw new NerdrError(`${hostName} sent a window nerdr does not take: ${JSON.stringify(`${remote.session}:${remote.window}`)}`);
   const argv = sshAttachArgv(cfg, host, remote.session, remote.window).map(argvSafe);
-  const list = await tmux(sock, ['list-windows', '-t', `${client.session}`, '-F', `#{window_id}\t#{${FLEET_WINDOW_OPTION}}`]);
-  const mine = list.stdout.split('\n').map((l) => l.split('\t')).find((p) => p[1] === next.host)?.[0];
-  let win = mine;
+  const list = await tmux(sock, ['list-windows', '-t', `=${client.session}:`.replace(/:$/, ''), '-F', `#{window_id}\t#{${FLEET_WINDOW_OPTION}}`]);
+  let win = list.stdout.split('\n').map((l) => l.split('\t')).find((p) => p[1] === hostName)?.[0];
   if (win) {
     const r = await tmux(sock, ['respawn-pane', '-k', '-t', win, ...argv]);
-    if (r.code !== 0) throw new NerdrError(`cannot reuse ${next.host}'s window: ${r.stderr.trim()}`);
+    if (r.code !== 0) throw new NerdrError(`cannot reuse ${hostName}'s window: ${r.stderr.trim()}`);
   } else {
-    const r = await tmux(sock, ['new-window', '-d', '-t', `${client.session}:`, '-n', next.host, '-P', '-F', '#{window_id}', ...argv]);
-    if (r.code !== 0) throw new NerdrError(`cannot open a window for ${next.host}: ${r.stderr.trim()}`);
+    const r = await tmux(sock, ['new-window', '-d', '-t', `=${client.session}:`, '-n', hostName, '-P', '-F', '#{window_id}', ...argv]);
+    if (r.code !== 0) throw new NerdrError(`cannot open a window for ${hostName}: ${r.stderr.trim()}`);
     win = r.stdout.trim();
-    await tmux(sock, ['set-option', '-w', '-t', win, FLEET_WINDOW_OPTION, next.host]);
+    await tmux(sock, ['set-option', '-w', '-t', win, FLEET_WINDOW_OPTION, hostName]);
   }
-  await tmux(sock, ['set-option', '-w', '-t', win, FLEET_AGENT_OPTION, next.id]);
+  await tmux(sock, ['set-option', '-w', '-t', win, FLEET_AGENT_OPTION, `${hostName}:${remote.id}`]);
   const sw = await tmux(sock, ['switch-client', '-c', client.name, '-t', win]);
-  if (sw.code !== 0) throw new NerdrError(`cannot switch to ${next.host}'s window: ${sw.stderr.trim()}`);
-  return `${next.host}:${remote.name} (${remote.state})`;
+  if (sw.code !== 0) throw new NerdrError(`cannot switch to ${hostName}'s window: ${sw.stderr.trim()}`);
+}
+
+/** Run `args` with the host's nerdr over ssh and take its output (for the dashboard). */
+export function captureRemote(cfg: FleetConfig, host: FleetHost, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const argv = sshArgv(cfg, host, args);
+  return new Promise((resolve) => {
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => void (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => void (err = (err + d).slice(-8192)));
+    child.on('error', (e) => resolve({ code: 127, stdout: '', stderr: e.message }));
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout: out, stderr: err }));
+  });
 }

@@ -9,6 +9,9 @@ import { tmux } from '../tmux/server.js';
 import { Dashboard, type DashActions } from './dash.js';
 import type { AgentInfo, DashRow } from './rows.js';
 import { readLooks } from './theme.js';
+import type { RemoteAgent, HostStatus } from '../fleet/link.js';
+import { loadConfig, type FleetConfig } from '../config.js';
+import { configDir } from '../paths.js';
 
 export interface RunDashOptions {
   /** The tmux server's socket. */
@@ -17,6 +20,26 @@ export interface RunDashOptions {
   socketFile: string;
   /** The tmux client to switch on enter; default: the one that runs the dashboard. */
   client?: string;
+  /** Also the fleet's hosts' agents (`dash --fleet`), named `HOST:NAME`. */
+  fleet?: boolean;
+}
+
+/** A fleet host's agent as a dashboard row's agent: `HOST:NAME`, its window `HOST:@N`. */
+export function fleetAgentInfo(host: string, r: RemoteAgent): AgentInfo {
+  return {
+    ...(r as unknown as AgentInfo),
+    id: `${host}:${r.id}`,
+    name: `${host}:${r.name}`,
+    window: `${host}:${r.window}`,
+    pane: '',
+    sessions: [r.session],
+    exitStatus: null,
+    background: false,
+    displayAgent: null,
+    reportedAgent: null,
+    stateLabel: null,
+    title: null,
+  };
 }
 
 interface Client {
@@ -41,12 +64,44 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
       throw err;
     }
   };
+  const fleet: FleetConfig | null = opts.fleet ? loadConfig(configDir()).config.fleet : null;
+  /** `HOST:@N` of a fleet row: the host and the window there. */
+  const remote = (target: string): { host: string; window: string } | null => {
+    const m = /^([^:]+):(@\d+)$/.exec(target);
+    return fleet && m && fleet.hosts[m[1]!] ? { host: m[1]!, window: m[2]! } : null;
+  };
+  const overSsh = async (host: string, args: string[]): Promise<string> => {
+    const { captureRemote } = await import('../cli/fleet.js');
+    const r = await captureRemote(fleet!, fleet!.hosts[host]!, args);
+    if (r.code !== 0) throw new NerdrError(`${host}: ${(r.stderr.trim().split('\n').pop() ?? '') || `exit ${r.code}`}`);
+    return r.stdout;
+  };
   return {
-    read: async (target, lines) => (await ask<{ text: string }>('nerdr.read', { target, lines, ansi: true })).text,
-    send: async (target, message) => void (await ask('nerdr.send', { target, message })),
-    stop: async (target) => void (await ask('nerdr.stop-agent', { target })),
+    read: async (target, lines) => {
+      const far = remote(target);
+      if (far) return overSsh(far.host, ['read', far.window, '--ansi', ...(lines ? ['--lines', String(lines)] : [])]);
+      return (await ask<{ text: string }>('nerdr.read', { target, lines, ansi: true })).text;
+    },
+    send: async (target, message) => {
+      const far = remote(target);
+      if (far) return void (await overSsh(far.host, ['send', far.window, message]));
+      await ask('nerdr.send', { target, message });
+    },
+    stop: async (target) => {
+      const far = remote(target);
+      if (far) return void (await overSsh(far.host, ['stop', far.window]));
+      await ask('nerdr.stop-agent', { target });
+    },
     jump: async (row: DashRow) => {
       if (!client) throw new NerdrError('no tmux client to switch: run the dashboard inside tmux');
+      const far = remote(row.window);
+      if (far) {
+        const { openFleetWindow } = await import('../cli/fleet.js');
+        const h = (await ask<{ hosts: HostStatus[] }>('nerdr.fleet', {})).hosts.find((x) => x.name === far.host);
+        const agent = h?.agents.find((x) => x.window === far.window);
+        if (!agent) throw new NerdrError(`${row.name} is no longer on ${far.host}`);
+        return openFleetWindow(opts.sock, client, fleet!, far.host, agent);
+      }
       const session = row.sessions.includes(client.session) ? client.session : row.session;
       const r = await tmux(opts.sock, ['switch-client', '-c', client.name, '-t', `=${session}:${row.window}`]);
       if (r.code !== 0) throw new NerdrError(`cannot switch to ${row.name}: ${r.stderr.trim()}`);
@@ -65,17 +120,35 @@ export async function runDash(opts: RunDashOptions): Promise<void> {
   (screen as unknown as { tput: { brokenACS: boolean } }).tput.brokenACS = true;
   const dash = new Dashboard({ screen, actions: socketActions(opts, client), looks });
   const first = sub.result as { agents?: AgentInfo[] };
-  dash.update(first.agents ?? []);
+  let local: AgentInfo[] = first.agents ?? [];
+  let far: AgentInfo[] = [];
+  const show = (): void => dash.update([...local, ...far]);
+  show();
   void (async () => {
     for await (const msg of sub.events) {
       const m = msg as { event?: string; data?: { agents?: AgentInfo[] } };
-      if (m.event === 'agents' && Array.isArray(m.data?.agents)) dash.update(m.data.agents);
+      if (m.event === 'agents' && Array.isArray(m.data?.agents)) {
+        local = m.data.agents;
+        show();
+      }
     }
     dash.say('the supervisor went away: the list no longer changes (q quits)');
   })();
+  // the fleet's agents: what the local supervisor holds, asked every 2 s (nothing remote is asked)
+  let fleetTimer: NodeJS.Timeout | null = null;
+  if (opts.fleet) {
+    const pull = async (): Promise<void> => {
+      const a = (await request(opts.socketFile, 'nerdr.fleet', {}, { timeoutMs: 5000 })) as { hosts: HostStatus[] };
+      far = a.hosts.flatMap((h) => h.agents.map((r) => fleetAgentInfo(h.name, r)));
+      show();
+    };
+    await pull().catch(() => undefined);
+    fleetTimer = setInterval(() => void pull().catch(() => undefined), 2000);
+  }
   try {
     await dash.done;
   } finally {
+    if (fleetTimer) clearInterval(fleetTimer);
     sub.close();
     screen.destroy();
   }

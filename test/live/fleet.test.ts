@@ -175,6 +175,25 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
     client.kill();
   });
 
+  it('dash --fleet lists the hosts\' agents as HOST:NAME beside this machine\'s, and previews their screen', async () => {
+    const win = (await env.tmuxOk('new-window', '-d', '-P', '-F', '#{window_id}', '-n', 'dash', process.execPath, NERDR, '-L', env.server, 'dash', '--fleet')).trim();
+    const capture = () => env.tmuxOk('capture-pane', '-p', '-t', win);
+    let seen = '';
+    await waitFor(async () => {
+      seen = await capture();
+      return seen.includes('hostA:asker') && seen.includes('hostB:calm');
+    }, { what: 'the dashboard to list both hosts\' agents', timeoutMs: 20_000 }).catch((err: Error) => {
+      throw new Error(`${err.message}\n${seen}`);
+    });
+    expect(seen.split('\n').find((l) => l.includes('hostA:asker'))).toMatch(/hostA:asker\s+demo\s+blocked/);
+    // the preview of the selected row comes over ssh: select hostA:asker (rows: hostA, then hostB)
+    await waitFor(async () => (await capture()).includes('Do you want to proceed?'), { what: "the remote agent's screen in the preview", timeoutMs: 15_000 }).catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await capture()}`);
+    });
+    await env.tmuxOk('send-keys', '-t', win, 'q');
+    await env.tmux('kill-window', '-t', win);
+  });
+
   it('a host whose sshd dies goes stale, the other keeps updating; back, it reconnects', async () => {
     await sshdB.kill();
     await waitFor(async () => (await host('hostB'))?.state === 'stale', { what: 'hostB stale', timeoutMs: 20_000 });
