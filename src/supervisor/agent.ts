@@ -270,6 +270,12 @@ export class WatchedAgent {
       if (!this._dead) this.scheduleProbe(this.prober.foregroundChanged());
     }
     if (dead !== this._dead) this.setDead(dead, status);
+    // tmux can list a pane dead before its exit status (the pty closed before the process was
+    // reaped): the subscription's next value brings it
+    else if (dead && !this._deadStatus && status) {
+      this._deadStatus = status;
+      this.host.changed(this);
+    }
   }
 
   /** Whether a mode (copy mode…) is over the pane, as `display -p` just said. */

@@ -18,8 +18,9 @@ describe.skipIf(!tmuxAvailable)('exit guard', () => {
     await env?.cleanup();
   });
 
+  // dead with its status: tmux can list a pane dead before it has reaped the process (3.3a)
   const dead = (win: string) =>
-    waitFor(async () => (await env.tmuxOk('display', '-p', '-t', win, '#{pane_dead}')).trim() === '1', { what: `${win} to be dead`, timeoutMs: 20_000 });
+    waitFor(async () => /^1\t.+/.test((await env.tmuxOk('display', '-p', '-t', win, '#{pane_dead}\t#{pane_dead_status}')).trim()), { what: `${win} to be dead, with its status`, timeoutMs: 20_000 });
   const history = (win: string) => env.tmuxOk('capture-pane', '-p', '-J', '-S', '-', '-t', win);
   const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 

@@ -142,6 +142,19 @@ describe('evaluation and lights', () => {
     expect(opt(rig, '%1', '@nerdr_state')).toBe('exited');
   });
 
+  it('dead before its status (the pty closed before tmux reaped the process): the status follows', async () => {
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    await rig.wait(20);
+    rig.channel().notify('subscription-changed', 'nerdr-p $1 @1 1 %1 : 1||0|');
+    await rig.wait(300);
+    const a = rig.sup.agents.get('%1')!;
+    expect(a.state).toBe('exited');
+    expect(a.deadStatus).toBe('');
+    rig.channel().notify('subscription-changed', 'nerdr-p $1 @1 1 %1 : 1|5|0|');
+    await rig.wait(300);
+    expect(a.deadStatus).toBe('5');
+  });
+
   it('a hook fact counts: prompt-submit makes it working', async () => {
     rig = await startRig((t) => void t.addPane({ agent: 'claude', screen: IDLE }));
     await rig.wait(20);
