@@ -9,9 +9,9 @@ import type { Command } from 'commander';
 import { FLEET_HOST_NAME, loadConfig, type FleetConfig, type FleetHost } from '../config.js';
 import { NerdrError } from '../errors.js';
 import { configDir } from '../paths.js';
-import { readText, shQuote, writeIfChanged } from '../integrations/common.js';
+import { readText, writeIfChanged } from '../integrations/common.js';
 import { withHost, withoutHost } from '../fleet/config-file.js';
-import { classifyExit, remoteCommand, sshArgv, sshAttachArgv, FLEET_SSH_OPTIONS } from '../fleet/ssh.js';
+import { classifyExit, sshArgv, sshAttachArgv } from '../fleet/ssh.js';
 import type { AgentRow } from '../supervisor/api.js';
 import { ageText, fleetPlain, hostPlain } from '../fleet/fleet.js';
 import type { HostStatus, RemoteAgent } from '../fleet/link.js';
@@ -84,7 +84,7 @@ export async function forwardIfRemote(word: string, target: string | undefined):
   const rest = argv.slice(at + 1);
   const ti = rest.indexOf(target);
   if (ti >= 0) rest[ti] = r.rest;
-  const code = await runRemote(fleet, r.name, r.host, [word, ...rest]);
+  const code = await runRemote(fleet, r.name, r.host, [word, ...rest], { tty: word === 'attach' });
   process.exit(code);
 }
 
@@ -159,16 +159,14 @@ export function register(program: Command): void {
       const cfg = fleetConfig();
       const host = cfg.hosts[name];
       if (!host) throw new NerdrError(`the fleet has no host "${name}"`, 'add it: nerdr fleet add NAME SSH-TARGET');
-      // nerdr's own fixed words, the nerdr path quoted (ssh.ts remoteCommand)
-      const tmux = `tmux -L ${shQuote(host.socket)}`;
-      const line = `${tmux} has-session 2>/dev/null || ${tmux} new-session -d -s work; ${remoteCommand(host.nerdr, ['-L', host.socket, 'supervisor', 'start'])}`;
-      const argv = [...cfg.ssh, '-T', ...FLEET_SSH_OPTIONS, '--', host.target, line];
+      // the host's own nerdr starts its tmux (if none runs) and its supervisor
+      const argv = sshArgv(cfg, host, ['supervisor', 'start', '--server']);
       const code = await new Promise<number>((resolve) => {
         const child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit' });
         child.on('error', () => resolve(1));
         child.on('close', (c) => resolve(c ?? 1));
       });
-      if (code !== 0) throw new NerdrError(`starting nerdr on ${name} failed (exit ${code})`, `try by hand: ssh ${host.target}, then nerdr supervisor start`, { exitCode: code });
+      if (code !== 0) throw new NerdrError(`starting nerdr on ${name} failed (exit ${code})`, `try by hand: ssh ${host.target}, then nerdr supervisor start --server`, { exitCode: code });
       process.stdout.write(`fleet: nerdr runs on ${name}\n`);
     });
 }
@@ -228,9 +226,9 @@ export async function openFleetWindow(sock: string, client: { name: string; sess
   const { argvSafe } = await import('../tmux/quote.js');
   const host = cfg.hosts[hostName];
   if (!host) throw new NerdrError(`the fleet has no host "${hostName}"`);
-  // what came from the host goes to the local tmux only once it looks like tmux's own ids
-  if (!/^(\$\d+|[A-Za-z0-9_.-]+)$/.test(remote.session) || !/^@\d+$/.test(remote.window)) throw new NerdrError(`${hostName} sent a window nerdr does not take: ${JSON.stringify(`${remote.session}:${remote.window}`)}`);
-  const argv = sshAttachArgv(cfg, host, remote.session, remote.window).map(argvSafe);
+  // what came from the host goes on only once it looks like tmux's own window id
+  if (!/^@\d+$/.test(remote.window)) throw new NerdrError(`${hostName} sent a window nerdr does not take: ${JSON.stringify(remote.window)}`);
+  const argv = sshAttachArgv(cfg, host, remote.window).map(argvSafe);
   const list = await tmux(sock, ['list-windows', '-t', `=${client.session}:`.replace(/:$/, ''), '-F', `#{window_id}\t#{${FLEET_WINDOW_OPTION}}`]);
   let win = list.stdout.split('\n').map((l) => l.split('\t')).find((p) => p[1] === hostName)?.[0];
   if (win) {

@@ -20,6 +20,7 @@ const MODULES: Record<string, string> = {
   wait: './send.js',
   next: './next.js',
   focus: './next.js',
+  attach: './next.js',
   stop: './next.js',
   supervise: './supervise.js',
   supervisor: './supervise.js',

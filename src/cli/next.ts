@@ -103,6 +103,26 @@ export function register(program: Command): void {
     });
 
   program
+    .command('attach <target>')
+    .description('attach this terminal to an agent\'s window (outside tmux; inside it, use focus). HOST:NAME attaches over ssh')
+    .action(async (target: string, _o: unknown, cmd: Command) => {
+      await remote('attach', target);
+      if (process.env.TMUX) throw new NerdrError('already inside tmux: attaching would nest it', `switch to it instead: nerdr focus ${target}`);
+      const sock = await tmuxSocket(cmd);
+      const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls');
+      const a = agents.find((x) => x.window === target || x.pane === target || x.id === target) ?? agents.find((x) => x.name === target);
+      if (!a) throw new NerdrError(`no agent "${target}"`, `agents: ${agents.map((x) => x.name).join(', ') || 'none'}`);
+      if (callerSecret()) throw new NerdrError('an agent window cannot attach a terminal', undefined, { code: 'not_permitted' });
+      const { spawn } = await import('node:child_process');
+      const code = await new Promise<number>((resolve) => {
+        const child = spawn('tmux', ['-S', sock, 'attach-session', '-t', argvSafe(`=${a.session}:${a.window}`)], { stdio: 'inherit' });
+        child.on('error', () => resolve(127));
+        child.on('close', (c) => resolve(c ?? 1));
+      });
+      process.exitCode = code;
+    });
+
+  program
     .command('focus <target>')
     .description('switch your tmux client to an agent')
     .action(async (target: string, _o: unknown, cmd: Command) => {

@@ -8,6 +8,7 @@ import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { ensureSupervisor, tmuxSocket } from './context.js';
 import { printJson } from './print.js';
 import { age } from '../looks.js';
+import { serverRunning, tmux } from '../tmux/server.js';
 
 interface Info {
   pid: number;
@@ -78,8 +79,17 @@ export function register(program: Command): void {
     const sock = await tmuxSocket(cmd);
     process.stdout.write((await stop(sock)) ? 'stopped\n' : 'not running\n');
   });
-  sup.command('start').description('start the supervisor if none runs (nerdr commands also start it when needed)').action(async (_opts: unknown, cmd: Command) => {
-    const sock = await tmuxSocket(cmd);
+  sup
+    .command('start')
+    .description('start the supervisor if none runs (nerdr commands also start it when needed)')
+    .option('--server', 'with no tmux server running, start one first (a session "work"), as `nerdr fleet start` asks')
+    .action(async (opts: { server?: boolean }, cmd: Command) => {
+    const sock = await tmuxSocket(cmd, { mustRun: !opts.server });
+    if (opts.server && !(await serverRunning(sock))) {
+      const r = await tmux(sock, ['new-session', '-d', '-s', 'work'], { startServer: true });
+      if (r.code !== 0) throw new NerdrError(`cannot start a tmux server at ${sock}: ${r.stderr.trim()}`);
+      process.stdout.write(`tmux: started (session work) at ${sock}\n`);
+    }
     const was = await info(serverFiles(sock).socket);
     await ensureSupervisor(sock);
     const i = await info(serverFiles(sock).socket);

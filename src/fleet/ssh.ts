@@ -30,9 +30,9 @@ export function sshArgv(fleet: FleetConfig, host: FleetHost, args: readonly stri
   return [...fleet.ssh, opts.tty ? '-t' : '-T', ...FLEET_SSH_OPTIONS, '--', host.target, remoteCommand(host.nerdr, ['-L', host.socket, ...args])];
 }
 
-/** The local argv that attaches to a session and window on the host, in a terminal. */
-export function sshAttachArgv(fleet: FleetConfig, host: FleetHost, session: string, window: string): string[] {
-  return [...fleet.ssh, '-t', ...FLEET_SSH_OPTIONS, '--', host.target, ['tmux', '-L', host.socket, 'attach-session', '-t', `${session}:${window}`].map(shQuote).join(' ')];
+/** The local argv that attaches a terminal to a window on the host: the host's `nerdr attach`. */
+export function sshAttachArgv(fleet: FleetConfig, host: FleetHost, window: string): string[] {
+  return sshArgv(fleet, host, ['attach', window], { tty: true });
 }
 
 export type FailureKind = 'auth' | 'unreachable' | 'no-nerdr' | 'no-supervisor' | 'no-server' | 'ended';

@@ -171,7 +171,7 @@ function reportToHerdr(sup: Supervisor, socket: string, log: Logger): void {
  * summed up in @nerdr_fleet (which the status-right summary reads), answered on `nerdr.fleet`.
  * `nerdr.fleet-reload` reads config.toml again (after `nerdr fleet add` / `rm`).
  */
-function followFleet(sup: Supervisor, server: SocketServer, log: Logger): Fleet {
+export function followFleet(sup: Supervisor, server: SocketServer, log: Logger): Fleet {
   let timer: Timer | null = null;
   let shown: string | null = null;
   const said = new Map<string, string>();

@@ -11,6 +11,8 @@ import { REPO_ROOT, run, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv, typ
 import { keyPair, sshUnavailable, startSshd, type Sshd } from './helpers/sshd.js';
 
 const NERDR = path.join(REPO_ROOT, 'bin', 'nerdr.js');
+/** The tmux on the test's PATH (the version under test), for the hosts too. */
+const TMUX_DIR = path.dirname(spawnSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).stdout.trim() || '/usr/bin/tmux');
 
 interface Host {
   name: string;
@@ -43,6 +45,8 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
   let a: Host, b: Host, nosup: Host, noserver: Host;
   let sshdA: Sshd, sshdB: Sshd;
   let sshConfig: string;
+  let hostNerdr: string;
+  const shq = (x: string) => `'${x.replace(/'/g, `'\\''`)}'`;
 
   const fleetLs = async (): Promise<{ name: string; state: string; error: { kind: string; message: string; fix: string } | null; agents: { name: string; state: string }[] }[]> => {
     const r = await env.nerdr('fleet', 'ls', '--json');
@@ -54,6 +58,10 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
 
   beforeAll(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'nerdr-fleet-'));
+    // each host's nerdr, on the tmux under test: sshd gives a session its own PATH (it takes no
+    // PATH from the client), where the system's tmux may be another version
+    hostNerdr = path.join(root, 'nerdr-host');
+    writeFileSync(hostNerdr, `#!/bin/sh\nPATH=${shq(TMUX_DIR)}:"$PATH" exec ${shq(process.execPath)} ${shq(NERDR)} "$@"\n`, { mode: 0o755 });
     const user = keyPair(path.join(root, 'user_key'));
     keyPair(path.join(root, 'other_key'));
     sshdA = await startSshd(path.join(root, 'sshd-a'), user);
@@ -110,7 +118,7 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
 
   it('fleet add writes config.toml (the user\'s lines kept), and both hosts\' agents arrive', async () => {
     for (const n of ['hostA', 'hostB']) {
-      const r = await env.nerdr('fleet', 'add', n, n, '--nerdr', NERDR);
+      const r = await env.nerdr('fleet', 'add', n, n, '--nerdr', hostNerdr);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain('the supervisor follows it now');
     }
@@ -122,8 +130,9 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
     expect(dup.stderr).toMatch(/already has a host "hostA"[\s\S]*nerdr fleet rm hostA/);
     await waitFor(async () => {
       const hs = await fleetLs();
-      return hs.find((h) => h.name === 'hostA')?.agents.some((x) => x.name === 'asker') && hs.find((h) => h.name === 'hostB')?.agents.some((x) => x.name === 'calm');
-    }, { what: 'both hosts connected with their agents', timeoutMs: 30_000 });
+      if (hs.find((h) => h.name === 'hostA')?.agents.some((x) => x.name === 'asker') && hs.find((h) => h.name === 'hostB')?.agents.some((x) => x.name === 'calm')) return true;
+      throw new Error(JSON.stringify(hs.map((h) => [h.name, h.state, h.error?.message, h.agents.map((x) => x.name)])));
+    }, { what: 'both hosts connected with their agents', timeoutMs: 25_000 });
     const hs = await fleetLs();
     expect(hs.map((h) => `${h.name}:${h.state}`)).toEqual(['hostA:connected', 'hostB:connected']);
     const ls = await env.nerdr('ls', '--fleet', '--json');
@@ -214,9 +223,9 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
       expect(r.code, r.stderr).toBe(0);
     };
     await add('nonerdr', 'hostA', '--nerdr', '/nonexistent/nerdr');
-    await add('refused', 'refused', '--nerdr', NERDR);
-    await add('nosup', 'nosup', '--nerdr', NERDR);
-    await add('noserver', 'noserver', '--nerdr', NERDR);
+    await add('refused', 'refused', '--nerdr', hostNerdr);
+    await add('nosup', 'nosup', '--nerdr', hostNerdr);
+    await add('noserver', 'noserver', '--nerdr', hostNerdr);
     const kinds = await waitFor(async () => {
       const hs = await fleetLs();
       const k = Object.fromEntries(hs.map((h) => [h.name, h.error?.kind ?? '']));

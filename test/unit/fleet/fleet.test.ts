@@ -158,10 +158,10 @@ describe('ssh', () => {
     expect(FLEET_EVENTS_ARGS).toContain('--no-start');
   });
 
-  it('attach: -t, tmux attach on the session and window', () => {
-    const argv = sshAttachArgv({ ssh: ['ssh'], hosts: {} }, HOST, '$1', '@4');
+  it("attach: -t, the host's nerdr attach on the window", () => {
+    const argv = sshAttachArgv({ ssh: ['ssh'], hosts: {} }, HOST, '@4');
     expect(argv[1]).toBe('-t');
-    expect(argv[argv.length - 1]).toBe("tmux -L default attach-session -t '$1:@4'");
+    expect(argv[argv.length - 1]).toBe('nerdr -L default attach @4');
   });
 
   it('why a link ended: refused key, unreachable, no nerdr, no supervisor, no tmux server', () => {
