@@ -1,7 +1,7 @@
 // Runs every benchmark, one after the other (each in its own process, each on its own private
 // tmux server), and prints a summary with the targets. `npm run bench` builds first.
 //
-//   node bench/run.js [--only throughput,idle,memory,detect,hook,review] [--quick] [--out file.json]
+//   node bench/run.js [--only throughput,idle,memory,detect,hook,review,fleet] [--quick] [--out file.json]
 //
 // --quick: shorter runs for a smoke test (idle 20 s, 10 latency runs, 20 MB); the figures in
 // docs/performance.md come from the full runs.
@@ -28,6 +28,7 @@ const BENCHES = [
   { name: 'detect', args: quick ? ['--runs', '10'] : [] },
   { name: 'hook', args: quick ? ['--runs', '15', '--latency-runs', '10'] : [] },
   { name: 'review', args: quick ? ['--seconds', '20', '--warmup', '8', '--files', '10000', '--runs', '5'] : [] },
+  { name: 'fleet', args: quick ? ['--seconds', '20', '--warmup', '20', '--runs', '5'] : [] },
 ];
 
 function runBench(b) {
@@ -99,6 +100,12 @@ if (rv?.idle) rows.push(['review: panel CPU % (another window busy)', rv.idle.pa
 if (rv?.big) {
   rows.push([`review: refresh ms, ${rv.big.trackedFiles} files (median)`, rv.big.gatherMs.median, '(info)', null]);
   rows.push(['review: file written -> shown ms (median)', rv.big.fileWrittenToShownMs.median, '(info)', null]);
+}
+
+const fl = results.fleet;
+if (fl?.latencyMs) {
+  rows.push([`fleet: supervisor CPU % (${fl.hosts} hosts x ${fl.agentsPerHost} idle)`, fl.supervisorCpuPct, '<= 0.2', fl.supervisorCpuPct <= 0.2]);
+  rows.push(['fleet: remote blocked -> local summary ms (median)', fl.latencyMs.median, '<= 300', fl.latencyMs.median <= 300]);
 }
 
 process.stdout.write(`\n=== summary (${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}) ===\n`);
