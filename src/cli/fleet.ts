@@ -15,7 +15,7 @@ import { classifyExit, sshArgv, sshAttachArgv } from '../fleet/ssh.js';
 import type { AgentRow } from '../supervisor/api.js';
 import { ageText, fleetPlain, hostPlain } from '../fleet/fleet.js';
 import type { HostStatus, RemoteAgent } from '../fleet/link.js';
-import { call, supervisorAnswers, tmuxSocket } from './context.js';
+import { call, callerSecret, supervisorAnswers, tmuxSocket } from './context.js';
 import { printJson, table } from './print.js';
 import { request } from '../supervisor/socket/index.js';
 import { serverFiles } from '../paths.js';
@@ -79,6 +79,15 @@ export async function forwardIfRemote(word: string, target: string | undefined):
   const fleet = fleetConfig();
   const r = remoteTarget(target, fleet);
   if (!r) return;
+  // the host's supervisor cannot tell an agent here from a person (ssh carries no NERDR_TAB), so
+  // the limit is kept here: an agent window reads other hosts' agents, it does not act on them
+  if (callerSecret() && !READ_ONLY.has(word) && loadConfig(configDir()).config.control !== 'all') {
+    throw new NerdrError(
+      `this is an agent window: it may not ${word} agents on other hosts (${target})`,
+      'the user can allow it with [agents] control = "all" in config.toml',
+      { code: 'not_permitted' },
+    );
+  }
   const argv = process.argv.slice(2);
   const at = argv.indexOf(word);
   const rest = argv.slice(at + 1);
@@ -87,6 +96,9 @@ export async function forwardIfRemote(word: string, target: string | undefined):
   const code = await runRemote(fleet, r.name, r.host, [word, ...rest], { tty: word === 'attach' });
   process.exit(code);
 }
+
+/** What an agent window may run on another host: reading stays open, as it does here. */
+const READ_ONLY = new Set(['read', 'explain', 'wait']);
 
 async function reload(cmd: Command): Promise<FleetAnswer | null> {
   const sock = await tmuxSocket(cmd, { mustRun: false }).catch(() => null);

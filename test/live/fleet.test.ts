@@ -159,6 +159,12 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
     const read = await env.nerdr('read', 'hostA:asker');
     expect(read.code, read.stderr).toBe(0);
     expect(read.stdout).toContain('Do you want to proceed?');
+    // an agent window here may read the host's agents, not act on them (its supervisor cannot tell)
+    const asAgent = { env: { NERDR_TAB: 'the-secret-of-some-agent-window' } };
+    const refused = await env.nerdrWith(['send', 'hostA:asker', 'rm -rf /'], asAgent);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/agent window: it may not send agents on other hosts[\s\S]*control = "all"/);
+    expect((await env.nerdrWith(['read', 'hostA:asker'], asAgent)).code).toBe(0);
     const missing = await env.nerdr('read', 'hostA:nosuch');
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('nosuch');
