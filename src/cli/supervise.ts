@@ -84,18 +84,18 @@ export function register(program: Command): void {
     .description('start the supervisor if none runs (nerdr commands also start it when needed)')
     .option('--server', 'with no tmux server running, start one first (a session "work"), as `nerdr fleet start` asks')
     .action(async (opts: { server?: boolean }, cmd: Command) => {
-    const sock = await tmuxSocket(cmd, { mustRun: !opts.server });
-    if (opts.server && !(await serverRunning(sock))) {
-      const r = await tmux(sock, ['new-session', '-d', '-s', 'work'], { startServer: true });
-      if (r.code !== 0) throw new NerdrError(`cannot start a tmux server at ${sock}: ${r.stderr.trim()}`);
-      process.stdout.write(`tmux: started (session work) at ${sock}\n`);
-    }
-    const was = await info(serverFiles(sock).socket);
-    await ensureSupervisor(sock);
-    const i = await info(serverFiles(sock).socket);
-    if (!i) throw new NerdrError('the supervisor did not start', `see ${serverFiles(sock).log}`);
-    process.stdout.write(was ? `running: pid ${i.pid}\n` : `started: pid ${i.pid}\n`);
-  });
+      const sock = await tmuxSocket(cmd, { mustRun: !opts.server });
+      if (opts.server && !(await serverRunning(sock))) {
+        const r = await tmux(sock, ['new-session', '-d', '-s', 'work'], { startServer: true });
+        if (r.code !== 0) throw new NerdrError(`cannot start a tmux server at ${sock}: ${r.stderr.trim()}`);
+        process.stdout.write(`tmux: started (session work) at ${sock}\n`);
+      }
+      const was = await info(serverFiles(sock).socket);
+      await ensureSupervisor(sock);
+      const i = await info(serverFiles(sock).socket);
+      if (!i) throw new NerdrError('the supervisor did not start', `see ${serverFiles(sock).log}`);
+      process.stdout.write(was ? `running: pid ${i.pid}\n` : `started: pid ${i.pid}\n`);
+    });
   sup.command('restart').action(async (_opts: unknown, cmd: Command) => {
     const sock = await tmuxSocket(cmd);
     await stop(sock);

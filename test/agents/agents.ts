@@ -1,6 +1,7 @@
 // Per agent: its fake model server, the config that skips onboarding and points it at that
 // server (real-agents.md §2, §5, §6), and the keys that answer its dialogs.
 
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FakeServer, Timing } from './fake/common.js';
@@ -14,8 +15,8 @@ import { launchAddsCodexNoDaemon } from './product.js';
 export interface AgentProfile {
   agent: string;
   startServer(opts: { logFile?: string; timing?: Partial<Timing> }): Promise<FakeServer>;
-  /** nerdr new options for this agent, given the fake server. */
-  runOptions(server: FakeServer): AgentRunOptions;
+  /** nerdr new options for this agent, given the fake server and where its command is. */
+  runOptions(server: FakeServer, binDir?: string): AgentRunOptions;
   /** Text on the screen once the agent is ready for a prompt. */
   readyText: RegExp;
   /** Dialogs some versions show at startup, answered before the suite starts: [screen text, keys]. */
@@ -35,11 +36,31 @@ const write = (file: string, text: string): void => {
 
 const API_KEY = 'dummy-harness-key';
 
+/**
+ * The permission mode the suite tests: the one that asks before a command. Claude Code 2.1.197
+ * calls it `default`; later releases call it `manual` and start in `auto`, which never shows the
+ * dialog, unless told (`--permission-mode`, whose choices its --help lists).
+ */
+export function claudeAskingMode(binDir: string | undefined): string[] {
+  const help = spawnSync(binDir ? path.join(binDir, 'claude') : 'claude', ['--help'], { encoding: 'utf8', timeout: 30_000 }).stdout ?? '';
+  const choices = /--permission-mode[\s\S]*?\(choices: ([^)]*)\)/.exec(help)?.[1] ?? '';
+  if (/"manual"/.test(choices)) return ['--permission-mode', 'manual'];
+  if (/"default"/.test(choices)) return ['--permission-mode', 'default'];
+  return [];
+}
+
+/** `claude --version`'s number (2.1.197 when it cannot be read). */
+function claudeVersion(binDir: string | undefined): string {
+  const out = spawnSync(binDir ? path.join(binDir, 'claude') : 'claude', ['--version'], { encoding: 'utf8', timeout: 30_000 }).stdout ?? '';
+  return /\d+\.\d+\.\d+/.exec(out)?.[0] ?? '2.1.197';
+}
+
 export const claude: AgentProfile = {
   agent: 'claude',
   startServer: (o) => startAnthropic(o),
-  runOptions: (server) => ({
+  runOptions: (server, binDir) => ({
     agent: 'claude',
+    args: claudeAskingMode(binDir),
     env: {
       ANTHROPIC_BASE_URL: server.url,
       ANTHROPIC_API_KEY: API_KEY,
@@ -54,7 +75,8 @@ export const claude: AgentProfile = {
         JSON.stringify(
           {
             hasCompletedOnboarding: true,
-            lastOnboardingVersion: '2.1.197',
+            // the version that runs: no "what's new" for a release it has not seen
+            lastOnboardingVersion: claudeVersion(binDir),
             theme: 'dark',
             autoUpdates: false,
             // the last 20 characters of ANTHROPIC_API_KEY: skips "use this API key?"

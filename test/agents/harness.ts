@@ -72,6 +72,10 @@ export interface AgentRunOptions {
   configure?: (home: string, project: string) => void;
   /** nerdr's own config.toml for this run (e.g. an opt-in install mode). */
   nerdrConfig?: string;
+  /** Where the agent's command is (default: the pinned install's). */
+  binDir?: string;
+  /** The folder of test/agents/screens this run saves into (default: the agent's name). */
+  screens?: string;
 }
 
 /** Processes whose environment carries this run's marker: everything the tmux server started. */
@@ -115,7 +119,7 @@ export class AgentRun {
     // its own repository, so the agent does not take the nerdr checkout around it for the project
     execFileSync('git', ['init', '-q', this.project]);
     this.env = {
-      PATH: `${BIN_DIR}:${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+      PATH: `${opts.binDir ?? BIN_DIR}:${path.dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
       HOME: this.home,
       TERM: 'xterm-256color',
       LANG: 'C.UTF-8',
@@ -234,9 +238,9 @@ export class AgentRun {
     return { plain: plain.stdout, ansi: ansi.stdout };
   }
 
-  /** Saves the screen as test/agents/screens/<agent>/<phase>.txt and .ansi.txt. */
+  /** Saves the screen as test/agents/screens/<agent>/<phase>.txt and .ansi.txt (`<agent>@<version>` for an unpinned one). */
   save(phase: string, screen: Screen): void {
-    const dir = path.join(SCREENS_DIR, this.opts.agent);
+    const dir = path.join(SCREENS_DIR, this.opts.screens ?? this.opts.agent);
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, `${phase}.txt`), screen.plain);
     writeFileSync(path.join(dir, `${phase}.ansi.txt`), screen.ansi);

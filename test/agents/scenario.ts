@@ -9,7 +9,7 @@ import type { AgentProfile } from './agents.js';
 import type { FakeServer, LoggedRequest, Script } from './fake/common.js';
 import { AgentRun, until, type Row } from './harness.js';
 import { hasCommand, hasLaunchWiring, hasSeenRule, nerdrCommit } from './product.js';
-import { AGENT_PACKAGES, REPO_ROOT, RESULTS_DIR, SCREENS_DIR } from './versions.js';
+import { AGENT_PACKAGES, REPO_ROOT, RESULTS_DIR, runName, SCREENS_DIR } from './versions.js';
 
 export type Outcome = 'pass' | 'fail' | 'pending' | 'n/a';
 
@@ -38,6 +38,8 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
   const problem = inject('nerdrProblem');
   const skipReason = problem || (install && !install.ok ? install.reason : '') || (!install ? 'not in the install report' : '');
   const version = install?.version || AGENT_PACKAGES.find((p) => p.agent === profile.agent)?.version || '';
+  // results and screens of the pinned version as before; another version's beside them
+  const name = runName(profile.agent, version, install?.pinned !== false);
 
   if (skipReason) {
     describe(`${profile.agent} (real CLI)`, () => {
@@ -104,9 +106,9 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
 
     beforeAll(async () => {
       // the committed screens are those of the latest run
-      rmSync(path.join(SCREENS_DIR, profile.agent), { recursive: true, force: true });
+      rmSync(path.join(SCREENS_DIR, name), { recursive: true, force: true });
       server = await profile.startServer({});
-      agent = new AgentRun(profile.runOptions(server));
+      agent = new AgentRun({ ...profile.runOptions(server, install?.binDir), ...(install?.binDir ? { binDir: install.binDir } : {}), screens: name });
       server.logFile = path.join(agent.dir, 'model-requests.jsonl');
       await agent.start();
       const argv = await agent.launchedArgv();
@@ -145,13 +147,14 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       const out = {
         agent: profile.agent,
         version,
+        pinned: install?.pinned !== false,
         date: new Date().toISOString(),
         nerdr: nerdrCommit(),
         hookWiring: hasLaunchWiring(),
         results,
         notes,
       };
-      writeFileSync(path.join(RESULTS_DIR, `${profile.agent}.json`), JSON.stringify(out, null, 2) + '\n');
+      writeFileSync(path.join(RESULTS_DIR, `${name}.json`), JSON.stringify(out, null, 2) + '\n');
       process.stderr.write(
         `\n[agents] ${profile.agent} ${version}: ` +
           results.map((r) => `${r.phase}=${r.outcome}`).join(', ') +

@@ -31,6 +31,42 @@ export interface InstallStatus {
   version: string;
   /** Why the agent cannot be driven (printed as the skip reason). */
   reason?: string;
+  /** Where its command is (node_modules/.bin of the install prefix). */
+  binDir?: string;
+  /** True when it is the version the suite pins (src/integrations/agents.ts `proven[0]`). */
+  pinned?: boolean;
+}
+
+/**
+ * NERDR_AGENT_VERSIONS: `pinned` (the default: runs repeat), `latest` (each agent's newest
+ * release on the registry), or `<agent>@<version>,…` (`<agent>@latest` too; the agents not named
+ * stay pinned). Returns the version spec per agent: an exact version or `latest`.
+ */
+export function versionSpecs(value: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of AGENT_PACKAGES) out[p.agent] = p.version;
+  const v = (value ?? '').trim();
+  if (v === '' || v === 'pinned') return out;
+  if (v === 'latest') {
+    for (const p of AGENT_PACKAGES) out[p.agent] = 'latest';
+    return out;
+  }
+  for (const part of v.split(',').map((x) => x.trim()).filter(Boolean)) {
+    const m = /^([a-z0-9-]+)@([A-Za-z0-9.+-]+)$/.exec(part);
+    if (!m || !(m[1]! in out)) throw new Error(`NERDR_AGENT_VERSIONS: "${part}" is not <agent>@<version> for one of ${Object.keys(out).join(', ')}`);
+    out[m[1]!] = m[2]!;
+  }
+  return out;
+}
+
+/** The install prefix of a version: the pinned ones share CACHE_DIR, any other has its own. */
+export function installPrefix(agent: string, version: string, pinned: boolean): string {
+  return pinned ? CACHE_DIR : path.join(CACHE_DIR, 'versions', `${agent}@${version}`);
+}
+
+/** Results and screens of a run: `<agent>` for the pinned version, `<agent>@<version>` for another. */
+export function runName(agent: string, version: string, pinned: boolean): string {
+  return pinned ? agent : `${agent}@${version}`;
 }
 
 export type InstallReport = Record<string, InstallStatus>;
