@@ -145,7 +145,7 @@ export const claude: AgentIntegration = {
   description: 'Claude Code',
   command: ['claude'],
   npm: '@anthropic-ai/claude-code',
-  proven: ['2.1.197'],
+  proven: ['2.1.197', '2.1.332'],
   wiring: { modes: ['launch', 'off'], default: 'launch' },
   plan: planClaude,
   hooks: { map: mapClaude },
