@@ -4,10 +4,12 @@
 // segfaults when such a pane dies while nerdr's control client is still owed its output. On
 // those versions nerdr runs the program under its exit guard (create.ts, docs/tmux.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pidAlive, startLiveEnv, tmuxAtLeast, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { pidAlive, startLiveEnv, tmuxAtLeast, tmuxAvailable, tmuxVersion, waitFor, type LiveEnv } from './helpers/env.js';
 import { readFileSync } from 'node:fs';
 
 const GUARDED = !tmuxAtLeast(3, 7);
+/** tmux 3.3a may never give a guarded pane its exit status (see `status` below). */
+const STATUS_MAY_BE_LOST = tmuxAtLeast(3, 3) && !tmuxAtLeast(3, 4);
 
 describe.skipIf(!tmuxAvailable)('exit guard', () => {
   let env: LiveEnv;
@@ -18,9 +20,21 @@ describe.skipIf(!tmuxAvailable)('exit guard', () => {
     await env?.cleanup();
   });
 
-  // dead with its status: tmux can list a pane dead before it has reaped the process (3.3a)
-  const dead = (win: string) =>
-    waitFor(async () => /^1\t.+/.test((await env.tmuxOk('display', '-p', '-t', win, '#{pane_dead}\t#{pane_dead_status}')).trim()), { what: `${win} to be dead, with its status`, timeoutMs: 20_000 });
+  const paneDead = (win: string) => env.tmuxOk('display', '-p', '-t', win, '#{pane_dead}\t#{pane_dead_status}');
+  const dead = (win: string) => waitFor(async () => (await paneDead(win)).startsWith('1'), { what: `${win} to be dead`, timeoutMs: 20_000 });
+  /**
+   * The pane's exit status as tmux lists it. tmux can list a pane dead before it has its status; on
+   * tmux 3.3a, on a loaded machine, a guarded pane sometimes never gets one (seen in 3 of 7 runs
+   * beside a CI run; docs/tmux.md), so there an empty status is recorded, not failed.
+   */
+  const status = async (win: string): Promise<string> => {
+    const got = await waitFor(async () => (await paneDead(win)).trim().split('\t')[1] || null, { what: `${win}'s exit status`, timeoutMs: 5000 }).catch(() => '');
+    if (got === '' && STATUS_MAY_BE_LOST) {
+      console.log(`tmux ${tmuxVersion.join('.')} lists ${win} dead without an exit status`);
+      return 'lost';
+    }
+    return got;
+  };
   const history = (win: string) => env.tmuxOk('capture-pane', '-p', '-J', '-S', '-', '-t', win);
   const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
 
@@ -32,15 +46,18 @@ describe.skipIf(!tmuxAvailable)('exit guard', () => {
         return r.stdout.trim();
       }),
     );
+    const lost: string[] = [];
     for (const [i, win] of wins.entries()) {
       await dead(win);
       expect(await history(win)).toContain(`LAST-WORDS-${i}`);
-      expect((await env.tmuxOk('display', '-p', '-t', win, '#{pane_dead_status}')).trim()).toBe('4');
+      const st = await status(win);
+      if (st === 'lost') lost.push(win);
+      else expect(st).toBe('4');
     }
     expect(pidAlive(env.serverPid)).toBe(true);
     // tmux knows a pane is dead before the supervisor has read the notification: wait for it
     const exited = (rows: Awaited<ReturnType<LiveEnv['lsJson']>>) =>
-      wins.every((_, i) => rows.some((r) => r.name === `quick${i}` && r.state === 'exited' && r.exitStatus === '4'));
+      wins.every((w, i) => rows.some((r) => r.name === `quick${i}` && r.state === 'exited' && (r.exitStatus === '4' || lost.includes(w))));
     let rows = await env.lsJson();
     await waitFor(async () => exited((rows = await env.lsJson())), {
       what: 'every window to show exited with status 4',
@@ -82,7 +99,8 @@ describe.skipIf(!tmuxAvailable)('exit guard', () => {
       process.kill(sup, 'SIGCONT');
     }
     expect(await history(win)).toContain('BYE-NOW');
-    expect((await env.tmuxOk('display', '-p', '-t', win, '#{pane_dead_status}')).trim()).toBe('5');
+    const st = await status(win);
+    if (st !== 'lost') expect(st).toBe('5');
     expect(pidAlive(env.serverPid)).toBe(true);
     await waitFor(async () => (await env.lsJson()).find((x) => x.name === 'waits' && x.state === 'exited'), { what: 'the supervisor to see the exit' });
     await env.tmuxOk('kill-window', '-t', win);
