@@ -13,7 +13,7 @@ import { readText, writeIfChanged } from '../integrations/common.js';
 import { withHost, withoutHost } from '../fleet/config-file.js';
 import { classifyExit, sshArgv, sshAttachArgv } from '../fleet/ssh.js';
 import type { AgentRow } from '../supervisor/api.js';
-import { ageText, fleetPlain, hostPlain } from '../fleet/fleet.js';
+import { ageText, countsText, fleetPlain } from '../fleet/fleet.js';
 import type { HostStatus, RemoteAgent } from '../fleet/link.js';
 import { call, callerSecret, supervisorAnswers, tmuxSocket } from './context.js';
 import { printJson, table } from './print.js';
@@ -79,15 +79,7 @@ export async function forwardIfRemote(word: string, target: string | undefined):
   const fleet = fleetConfig();
   const r = remoteTarget(target, fleet);
   if (!r) return;
-  // the host's supervisor cannot tell an agent here from a person (ssh carries no NERDR_TAB), so
-  // the limit is kept here: an agent window reads other hosts' agents, it does not act on them
-  if (callerSecret() && !READ_ONLY.has(word) && loadConfig(configDir()).config.control !== 'all') {
-    throw new NerdrError(
-      `this is an agent window: it may not ${word} agents on other hosts (${target})`,
-      'the user can allow it with [agents] control = "all" in config.toml',
-      { code: 'not_permitted' },
-    );
-  }
+  refuseAgentWindow(word, target);
   const argv = process.argv.slice(2);
   const at = argv.indexOf(word);
   const rest = argv.slice(at + 1);
@@ -99,6 +91,20 @@ export async function forwardIfRemote(word: string, target: string | undefined):
 
 /** What an agent window may run on another host: reading stays open, as it does here. */
 const READ_ONLY = new Set(['read', 'explain', 'wait']);
+
+/**
+ * The host's supervisor cannot tell an agent here from a person (ssh carries no NERDR_TAB), so the
+ * limit is kept on this side: an agent window reads other hosts' agents, it does not act on them
+ * unless the user allows it (`[agents] control = "all"`). For HOST:NAME targets and the dashboard.
+ */
+export function refuseAgentWindow(word: string, target: string): void {
+  if (!callerSecret() || READ_ONLY.has(word) || loadConfig(configDir()).config.control === 'all') return;
+  throw new NerdrError(
+    `this is an agent window: it may not ${word} agents on other hosts (${target})`,
+    'the user can allow it with [agents] control = "all" in config.toml',
+    { code: 'not_permitted' },
+  );
+}
 
 async function reload(cmd: Command): Promise<FleetAnswer | null> {
   const sock = await tmuxSocket(cmd, { mustRun: false }).catch(() => null);
@@ -160,7 +166,7 @@ export function register(program: Command): void {
       }
       const a = await fleetAnswer(cmd);
       if (opts.json) return printJson(a.hosts);
-      const rows = a.hosts.map((h) => [h.name, h.target, stateText(h, a.now), hostPlain({ ...h, state: 'connected' }, a.now).slice(h.name.length + 1) || '-', h.error ? `${h.error.message} (fix: ${h.error.fix})` : '-']);
+      const rows = a.hosts.map((h) => [h.name, h.target, stateText(h, a.now), countsText(h) || '-', h.error ? `${h.error.message} (fix: ${h.error.fix})` : '-']);
       process.stdout.write(table(['HOST', 'TARGET', 'STATE', 'AGENTS', 'LAST ERROR'], rows));
     });
 
@@ -172,12 +178,7 @@ export function register(program: Command): void {
       const host = cfg.hosts[name];
       if (!host) throw new NerdrError(`the fleet has no host "${name}"`, 'add it: nerdr fleet add NAME SSH-TARGET');
       // the host's own nerdr starts its tmux (if none runs) and its supervisor
-      const argv = sshArgv(cfg, host, ['supervisor', 'start', '--server']);
-      const code = await new Promise<number>((resolve) => {
-        const child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit' });
-        child.on('error', () => resolve(1));
-        child.on('close', (c) => resolve(c ?? 1));
-      });
+      const code = await runRemote(cfg, name, host, ['supervisor', 'start', '--server']);
       if (code !== 0) throw new NerdrError(`starting nerdr on ${name} failed (exit ${code})`, `try by hand: ssh ${host.target}, then nerdr supervisor start --server`, { exitCode: code });
       process.stdout.write(`fleet: nerdr runs on ${name}\n`);
     });

@@ -117,9 +117,14 @@ function counts(h: HostStatus): [string, string, number][] {
   return out;
 }
 
-/** One host as plain text: `build ✋1 ⏳2`, `vm ○3 (stale 2m)`, `box ✗ (no supervisor)`. */
+/** A host's agents counted by state, plain: `✋1 ⏳2` ('' with none). */
+export function countsText(h: HostStatus): string {
+  return counts(h).map(([, g, k]) => `${g}${k}`).join(' ');
+}
+
+/** One host as plain text: `build ✋1 ⏳2`, `vm ○3 (stale 2m)`, `box ✗`. */
 export function hostPlain(h: HostStatus, now: number): string {
-  const c = counts(h).map(([, g, k]) => `${g}${k}`).join(' ');
+  const c = countsText(h);
   const base = c ? `${h.name} ${c}` : h.name;
   switch (h.state) {
     case 'connected':

@@ -12,7 +12,6 @@ import { readLooks } from './theme.js';
 import type { RemoteAgent, HostStatus } from '../fleet/link.js';
 import { loadConfig, type FleetConfig } from '../config.js';
 import { configDir } from '../paths.js';
-import { callerSecret } from '../cli/context.js';
 
 export interface RunDashOptions {
   /** The tmux server's socket. */
@@ -72,11 +71,8 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
     return fleet && m && fleet.hosts[m[1]!] ? { host: m[1]!, window: m[2]! } : null;
   };
   const overSsh = async (host: string, args: string[]): Promise<string> => {
-    // as for HOST:NAME targets (cli/fleet.ts): an agent window reads other hosts, it does not act there
-    if (args[0] !== 'read' && callerSecret() && loadConfig(configDir()).config.control !== 'all') {
-      throw new NerdrError(`an agent window may not ${args[0]} agents on other hosts`, 'the user can allow it with [agents] control = "all"');
-    }
-    const { captureRemote } = await import('../cli/fleet.js');
+    const { captureRemote, refuseAgentWindow } = await import('../cli/fleet.js');
+    refuseAgentWindow(args[0]!, `${host}:${args[1] ?? ''}`);
     const r = await captureRemote(fleet!, fleet!.hosts[host]!, args);
     if (r.code !== 0) throw new NerdrError(`${host}: ${(r.stderr.trim().split('\n').pop() ?? '') || `exit ${r.code}`}`);
     return r.stdout;
