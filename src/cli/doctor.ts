@@ -42,7 +42,7 @@ async function fileChecks(): Promise<Check[]> {
 }
 
 /** `<program> --version`, its first version-looking word; null when it does not answer in 5 s. */
-function programVersion(program: string): Promise<string | null> {
+export function programVersion(program: string): Promise<string | null> {
   return new Promise((resolve) => {
     execFile(program, ['--version'], { timeout: 5000, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
       const m = /\d+\.\d+(\.\d+)?([-.+][0-9A-Za-z.]+)?/.exec(`${stdout}\n${stderr}`);

@@ -43,6 +43,7 @@ const MODULES: Record<string, string> = {
   events: './events.js',
   skill: './skill.js',
   fleet: './fleet.js',
+  selftest: './selftest.js',
 };
 
 /** The command word: the first argument that is not a global option or its value. */

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { copilot } from './agents.js';
-import { humanText } from './fake/common.js';
+import { humanText } from '../../src/selftest/fake/common.js';
 import { conformance } from './scenario.js';
 
 /** The human prompt of the first main-agent request (Copilot marks a subagent's as x-initiator: agent). */

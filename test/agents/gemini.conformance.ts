@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gemini } from './agents.js';
-import { humanText, type LoggedRequest } from './fake/common.js';
+import { humanText, type LoggedRequest } from '../../src/selftest/fake/common.js';
 import { conformance } from './scenario.js';
 
 /** The human prompt of the first turn request (side requests are scripted 'title'). */

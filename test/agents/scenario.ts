@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, inject, it, type TestContext } from 'vitest';
 import type { AgentProfile } from './agents.js';
-import type { FakeServer, LoggedRequest, Script } from './fake/common.js';
+import type { FakeServer, LoggedRequest, Script } from '../../src/selftest/fake/common.js';
 import { AgentRun, until, type Row } from './harness.js';
 import { hasCommand, hasLaunchWiring, hasSeenRule, nerdrCommit } from './product.js';
 import { AGENT_PACKAGES, REPO_ROOT, RESULTS_DIR, runName, SCREENS_DIR } from './versions.js';

@@ -15,7 +15,7 @@ declare module 'vitest' {
   }
 }
 
-function installedVersion(prefix: string, pkg: string): string | null {
+export function installedVersion(prefix: string, pkg: string): string | null {
   try {
     return (JSON.parse(readFileSync(path.join(prefix, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
   } catch {
@@ -41,7 +41,7 @@ function latestOf(pkg: string): { version: string } | { error: string } {
 }
 
 /** npm install of exact versions into a prefix (its own package.json, so later installs keep them). */
-function install(prefix: string, specs: string[]): string {
+export function install(prefix: string, specs: string[]): string {
   mkdirSync(prefix, { recursive: true });
   const manifest = path.join(prefix, 'package.json');
   if (!existsSync(manifest)) writeFileSync(manifest, JSON.stringify({ name: 'nerdr-agent-cache', private: true }, null, 2) + '\n');

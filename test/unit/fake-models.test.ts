@@ -2,9 +2,9 @@
 // human part of the latest prompt. Agents wrap what they add themselves in tags; those must not
 // hide the keyword, nor be read as a prompt.
 import { describe, expect, it } from 'vitest';
-import { humanText, scriptFor } from '../agents/fake/common.js';
-import { chooseScript as chat } from '../agents/fake/openai-chat.js';
-import { chooseScript as gemini } from '../agents/fake/gemini.js';
+import { humanText, scriptFor } from '../../src/selftest/fake/common.js';
+import { chooseScript as chat } from '../../src/selftest/fake/openai-chat.js';
+import { chooseScript as gemini } from '../../src/selftest/fake/gemini.js';
 
 const tools = [{ type: 'function', function: { name: 'bash' } }];
 
