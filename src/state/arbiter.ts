@@ -194,6 +194,11 @@ export class Arbiter {
   private subagentIds = new Set<string>();
   private anonSubagents = 0;
   private bgTasks = 0;
+  /**
+   * The user stopped this turn (an interrupt, a refused permission): the turn end the agent sends
+   * after it is not a completion, so it is idle, not done. New activity of the turn clears it.
+   */
+  private stoppedBy: string | null = null;
 
   // reports
   private seqs = new SeqBook();
@@ -426,6 +431,7 @@ export class Arbiter {
     this.subagentIds.clear();
     this.anonSubagents = 0;
     this.bgTasks = 0;
+    this.stoppedBy = null;
   }
 
   private resetScreen(): void {
@@ -459,6 +465,8 @@ export class Arbiter {
 
     const set = (phase: HookPhase, why: string): void => { this.hook = { phase, at: now, why }; };
     const detail = f.detail ? ` (${f.detail})` : '';
+    // the agent goes on after the user stopped something: that turn's end is a completion again
+    if (f.kind === 'prompt-submit' || f.kind === 'turn-start' || f.kind === 'tool') this.stoppedBy = null;
     switch (f.kind) {
       case 'prompt-submit':
         set('working', f.scheduled ? `${f.event}: a scheduled wakeup started a turn` : `${f.event}: prompt submitted`);
@@ -471,6 +479,7 @@ export class Arbiter {
         set('working', `${f.event}: agent active${detail}`);
         break;
       case 'answered':
+        if (f.denied && !subagent) this.stoppedBy = `${f.event}: permission refused${detail}`;
         if (this.hook === null || this.hook.phase === 'blocked') set('working', `${f.event}: dialog answered${detail}`);
         break;
       case 'permission':
@@ -487,12 +496,16 @@ export class Arbiter {
         const subs = this.subagentCount();
         if (subs > 0 || this.bgTasks > 0) {
           set('background', `${f.event}: turn ended but ${subs} subagent(s) and ${this.bgTasks} background task(s) still run`);
+        } else if (this.stoppedBy !== null) {
+          // a key press is not a completion (docs/state-rules.md)
+          set('interrupted', `${f.event}: turn ended after the user stopped it (${this.stoppedBy})`);
         } else {
           set('ended', `${f.event}: turn ended${f.error ? ' with an error' : ''}`);
         }
         break;
       }
       case 'interrupt':
+        this.stoppedBy = `${f.event}: interrupted`;
         set('interrupted', `${f.event}: turn interrupted by the user`);
         break;
       case 'notification-idle':

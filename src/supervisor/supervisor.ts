@@ -12,7 +12,7 @@ import { probePane } from '../detect/procfs.js';
 import type { Identification } from '../detect/identify.js';
 import type { Report } from './socket/index.js';
 import { applyHerdrReport, reportError } from './reports.js';
-import { mapHookPayload } from '../integrations/events/index.js';
+import { mapHookPayload, refineFact } from '../integrations/events/index.js';
 import { WatchedAgent, type WindowHost } from './agent.js';
 import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
 import { LightsWriter } from './lights.js';
@@ -402,8 +402,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   /** A hook event from `nerdr hook <agent>`, already authenticated to this window. */
   onHook(a: WatchedAgent, agent: string, event: unknown, hint?: string): void {
-    const fact = mapHookPayload(agent, event, hint);
-    if (!fact) return;
+    const mapped = mapHookPayload(agent, event, hint);
+    if (!mapped) return;
+    const fact = refineFact(mapped);
     a.hookFact(fact);
     if (fact.kind === 'prompt-submit' || fact.kind === 'turn-start') this.messages.promptSubmitted(a);
   }

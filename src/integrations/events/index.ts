@@ -4,13 +4,13 @@ import { mapAgy } from './agy.js';
 import { mapClaude } from './claude.js';
 import { mapCodex, mapCodexNotify } from './codex.js';
 import { mapCopilot } from './copilot.js';
-import { mapGemini } from './gemini.js';
+import { geminiTurnCancelled, mapGemini } from './gemini.js';
 import { mapGrok } from './grok.js';
-import { mapOpencode } from './opencode.js';
+import { mapKilo, mapOpencode } from './opencode.js';
 import type { HookFact, HookMapper } from './types.js';
 import { integrationFor } from '../index.js';
 
-export { mapAgy, mapClaude, mapCodex, mapCodexNotify, mapCopilot, mapGemini, mapGrok, mapOpencode };
+export { mapAgy, mapClaude, mapCodex, mapCodexNotify, mapCopilot, mapGemini, mapGrok, mapKilo, mapOpencode };
 
 /**
  * The mapper of an agent (its integration's `hooks.map`), by id or by any name herdr knows it by
@@ -30,4 +30,17 @@ export function mapHookPayload(agent: string, payload: unknown, eventHint?: stri
   const m = hookMapperFor(agent);
   if (m === undefined) return null;
   try { return m(payload, eventHint); } catch { return null; }
+}
+
+/**
+ * A fact with what its payload could not say, from the agent's own files: a Gemini turn end whose
+ * transcript ends in "Request cancelled." is an interrupt. Not pure (reads the transcript's tail);
+ * the supervisor calls it once per turn end.
+ */
+export function refineFact(fact: HookFact): HookFact {
+  if (fact.kind === 'turn-end' && fact.agent === 'gemini' && fact.transcript && geminiTurnCancelled(fact.transcript.path, fact.transcript.at)) {
+    const { transcript: _t, backgroundTasks: _b, subagentsRunning: _s, ...rest } = fact;
+    return { ...rest, kind: 'interrupt', detail: 'Request cancelled.' };
+  }
+  return fact;
 }

@@ -4,6 +4,12 @@ import { isObj, str, type HookFact } from './types.js';
 
 const BUSY = new Set(['busy', 'active', 'pending', 'retry', 'running', 'streaming', 'working']);
 
+/** Kilo Code, an opencode fork: the same events, from the same plugin. */
+export function mapKilo(payload: unknown, eventHint?: string): HookFact | null {
+  const f = mapOpencode(payload, eventHint);
+  return f === null ? null : { ...f, agent: 'kilo' };
+}
+
 export function mapOpencode(payload: unknown, eventHint?: string): HookFact | null {
   try {
     if (!isObj(payload)) return null;
@@ -33,9 +39,13 @@ export function mapOpencode(payload: unknown, eventHint?: string): HookFact | nu
       case 'session.idle':
         fact = { ...base, kind: 'turn-end', backgroundTasks: 0, subagentsRunning: 0 };
         break;
-      case 'session.error':
-        fact = { ...base, kind: 'turn-end', error: true, backgroundTasks: 0, subagentsRunning: 0 };
+      case 'session.error': {
+        // Esc (twice) aborts the turn: MessageAbortedError, then session.status idle and session.idle
+        const error = isObj(props['error']) ? props['error'] : {};
+        if (str(error, 'name') === 'MessageAbortedError') fact = { ...base, kind: 'interrupt', detail: 'MessageAbortedError' };
+        else fact = { ...base, kind: 'turn-end', error: true, backgroundTasks: 0, subagentsRunning: 0 };
         break;
+      }
       case 'chat.message':
         fact = { ...base, kind: 'prompt-submit' };
         break;
@@ -51,7 +61,12 @@ export function mapOpencode(payload: unknown, eventHint?: string): HookFact | nu
       case 'question.asked':
         fact = { ...base, kind: 'question' };
         break;
-      case 'permission.replied':
+      case 'permission.replied': {
+        // Esc at the dialog replies "reject" (older opencode: `response`); opencode then stops the turn
+        const reply = str(props, 'reply', 'response');
+        fact = { ...base, kind: 'answered', ...(reply ? { detail: reply } : {}), ...(reply === 'reject' ? { denied: true } : {}) };
+        break;
+      }
       case 'question.replied':
       case 'question.rejected':
         fact = { ...base, kind: 'answered', ...(str(props, 'reply') ? { detail: str(props, 'reply') as string } : {}) };

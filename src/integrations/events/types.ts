@@ -3,9 +3,9 @@
 // The arbiter (src/state) consumes facts; it never looks at raw payloads.
 
 /** Agents that have a hook/plugin mapping. */
-export type HookAgent = 'claude' | 'codex' | 'opencode' | 'copilot' | 'gemini' | 'agy' | 'grok';
+export type HookAgent = 'claude' | 'codex' | 'opencode' | 'kilo' | 'copilot' | 'gemini' | 'agy' | 'grok';
 
-export const HOOK_AGENTS: readonly HookAgent[] = ['claude', 'codex', 'opencode', 'copilot', 'gemini', 'agy', 'grok'];
+export const HOOK_AGENTS: readonly HookAgent[] = ['claude', 'codex', 'opencode', 'kilo', 'copilot', 'gemini', 'agy', 'grok'];
 
 /**
  * What happened, normalised.
@@ -15,9 +15,11 @@ export const HOOK_AGENTS: readonly HookAgent[] = ['claude', 'codex', 'opencode',
  * - `tool`            activity inside a turn (tool before/after, model call, compaction)
  * - `permission`      a permission dialog opened (blocked at once)
  * - `question`        the agent asks the user a question / elicitation (blocked at once)
- * - `answered`        a dialog was answered and the agent continues (opencode permission.replied …)
+ * - `answered`        a dialog was answered and the agent continues (opencode permission.replied …);
+ *                     `denied`: the user refused it, which stops the turn unless the agent goes on
  * - `turn-end`        the main turn finished (see `backgroundTasks`, `subagentsRunning`, `error`)
- * - `interrupt`       the user interrupted the turn (Codex `Interrupt`): idle
+ * - `interrupt`       the user interrupted the turn (Codex `Interrupt`, opencode's MessageAbortedError): idle,
+ *                     and a turn end that follows it is idle too
  * - `notification-idle` the agent says it waits for input (Claude idle_prompt)
  * - `subagent-start` / `subagent-stop`  counted by the arbiter
  * - `session-end`     the conversation ended (usually the process exits right after)
@@ -60,6 +62,13 @@ export interface HookFact {
   scheduled?: boolean;
   /** turn-end caused by an error (Claude StopFailure, opencode session.error, Copilot errorOccurred). */
   error?: boolean;
+  /** answered only: the user refused the permission (opencode reply "reject"). */
+  denied?: boolean;
+  /**
+   * turn-end only: the agent's transcript, where its payload cannot tell an interrupted turn from a
+   * finished one (Gemini AfterAgent); `refineFact` reads its tail. With `at`, the hook's time.
+   */
+  transcript?: { path: string; at?: string };
   /** session-end reason as sent by the agent. */
   reason?: string;
   /** Short human detail for `explain`: tool name, notification type, … */
