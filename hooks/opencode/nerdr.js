@@ -1,5 +1,5 @@
-// nerdr's opencode plugin: forwards opencode's lifecycle to nerdr.
-// NERDR_INTEGRATION=opencode NERDR_INTEGRATION_VERSION=2
+// nerdr's opencode plugin: forwards opencode's lifecycle to nerdr (Kilo Code, an opencode fork, loads it too).
+// NERDR_INTEGRATION=opencode NERDR_INTEGRATION_VERSION=3
 // Managed by nerdr (nerdr integrations install/uninstall opencode). Remove the line above to keep edits.
 //
 // Active only in the opencode nerdr started: that one has NERDR_OPENCODE_PLUGIN=1 in its environment,
@@ -9,7 +9,8 @@
 // exactly as nerdr's shell hook (hooks/nerdr-hook) writes it: a temporary dot-file renamed into
 // place, no process started. Files are written one at a time with rising timestamps, so they are
 // read in order. Child sessions (subagents) are marked with properties.info.parentID so nerdr keeps
-// only their permission prompts and questions.
+// only their permission prompts and questions. NERDR_PLUGIN_AGENT=kilo (removed too) names the agent
+// that loaded it; opencode by default.
 import { renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -17,7 +18,9 @@ const env = process.env;
 const SECRET = env.NERDR_TAB || env.HERDR_PANE_ID || '';
 const SOCKET = env.NERDR_SOCKET || '';
 const ACTIVE = env.NERDR_OPENCODE_PLUGIN === '1' && !!SOCKET && !!SECRET && !/[\n\r]/.test(SECRET);
+const AGENT = env.NERDR_PLUGIN_AGENT === 'kilo' ? 'kilo' : 'opencode';
 delete env.NERDR_OPENCODE_PLUGIN;
+delete env.NERDR_PLUGIN_AGENT;
 const SPOOL = SOCKET ? path.join(path.dirname(SOCKET), 'spool', path.basename(SOCKET).replace(/^nerdr-/, '').replace(/\.sock$/, '')) : '';
 // one byte past nerdr's 1 MiB cap: the reader records a larger payload as dropped
 const CAP = 1024 * 1024 + 1;
@@ -40,7 +43,7 @@ function send(type, payload) {
     if (t <= last) t = last + 1n;
     last = t;
     const body = Buffer.from(JSON.stringify(payload));
-    const head = Buffer.from(`nerdr-spool 1\nsecret ${SECRET}\nagent opencode\nevent ${type}\ntime ${t}\n\n`);
+    const head = Buffer.from(`nerdr-spool 1\nsecret ${SECRET}\nagent ${AGENT}\nevent ${type}\ntime ${t}\n\n`);
     const name = `${t}.${String(++n).padStart(10, '0')}-${process.pid}`;
     const tmp = path.join(SPOOL, `.${name}`);
     writeFileSync(tmp, Buffer.concat([head, body.subarray(0, CAP)]), { mode: 0o600 });

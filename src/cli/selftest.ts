@@ -16,9 +16,9 @@ import type { SelftestReport } from '../selftest/selftest.js';
 export const NOT_OFFLINE: Record<string, string> = {
   cursor: 'Cursor Agent talks only to Cursor\'s own servers with a Cursor login; it has no setting for another model server',
   agy: 'the Antigravity CLI signs in with a Google account and talks only to Google\'s servers; it has no setting for another model server',
-  grok: 'Grok Build needs an xAI login and talks only to xAI\'s servers; nerdr has no offline driver for it',
-  amp: 'Amp runs its models through Sourcegraph\'s servers with an Amp login; it has no setting for a local model server',
-  droid: 'Factory\'s droid needs a Factory login at startup, even with a custom model; nerdr cannot fake it offline',
+  grok: 'Grok Build installs only from x.ai and wants an xAI login at its first start; whether a custom model avoids it is not known, so nerdr has no offline driver for it',
+  amp: 'Amp asks for an Amp login at startup, and its custom model endpoints are routers kept in the Amp account (HTTPS); it cannot be pointed at a local model server',
+  droid: 'Factory\'s droid shows "Please login with your Factory account" at startup, even with a custom model (only `droid exec` runs without one); nerdr cannot fake that login',
   pi: 'nerdr has no offline driver for pi yet; its state comes from herdr\'s extension (docs/agents.md)',
   omp: 'nerdr has no offline driver for omp yet; its state comes from herdr\'s extension (docs/agents.md)',
   demo: 'the demo agent is nerdr\'s own script, not an agent CLI: `nerdr demo` shows it',

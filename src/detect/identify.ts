@@ -135,6 +135,7 @@ const AGENT_PACKAGES: Readonly<Record<string, string>> = {
   'opencode-ai': 'opencode',
   '@github/copilot': 'copilot',
   '@sourcegraph/amp': 'amp',
+  '@ampcode/cli': 'amp',
   '@qwen-code/qwen-code': 'qwen',
   '@earendil-works/pi-coding-agent': 'pi',
   '@mariozechner/pi-coding-agent': 'pi',

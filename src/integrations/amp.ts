@@ -6,7 +6,7 @@ export const amp: AgentIntegration = {
   id: 'amp',
   description: 'Amp',
   command: ['amp'],
-  npm: '@sourcegraph/amp',
+  npm: '@ampcode/cli', // @sourcegraph/amp says "Renamed to @ampcode/cli"
   proven: [],
   wiring: SCREEN_ONLY,
   plan: null,

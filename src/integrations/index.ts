@@ -15,6 +15,7 @@ import { gemini } from './gemini.js';
 import { grok } from './grok.js';
 import { omp } from './omp.js';
 import { opencode } from './opencode.js';
+import { kilo } from './kilo.js';
 import { pi } from './pi.js';
 import { AGENT_IDS, SCREEN_ONLY, type AgentId, type AgentIntegration } from './types.js';
 import type { AgentWiring } from './modes.js';
@@ -25,6 +26,7 @@ export const INTEGRATIONS: Readonly<Record<AgentId, AgentIntegration>> = {
   claude,
   codex,
   opencode,
+  kilo,
   copilot,
   gemini,
   cursor,

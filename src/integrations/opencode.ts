@@ -37,51 +37,67 @@ export const opencodeFiles: FileIntegration = {
   ours: (existing) => existing.includes(MARK),
 };
 
-export function planOpencode(p: PlanInput): LaunchPlan {
+/** What differs between opencode and its forks (Kilo Code) in how nerdr's plugin reaches them. */
+export interface OpencodeFlavor {
+  agent: 'opencode' | 'kilo';
+  /** The variable of inline config merged over the user's (OPENCODE_CONFIG_CONTENT, KILO_CONFIG_CONTENT). */
+  contentVar: string;
+  /** The variable that turns plugins off (OPENCODE_PURE, KILO_PURE). */
+  pureVar: string;
+  /** The home/worktree plugin files; null when only the launch mode is offered. */
+  files: FileIntegration | null;
+}
+
+/** Subcommands (run, serve, session …) are not the TUI nerdr watches. */
+const NOT_THE_TUI = ['run', 'serve', 'web', 'acp', 'session', 'export', 'import', 'auth', 'models', 'stats', 'upgrade', 'uninstall', 'github', 'agent', 'mcp', 'debug', 'db', 'plugin'];
+
+export function planOpencodeLike(p: PlanInput, flavor: OpencodeFlavor): LaunchPlan {
   const { ctx, notes, env: userEnv } = p;
   const argv = [...p.command, ...p.args];
   const files: string[] = [];
   const env: Record<string, string> = {};
   if (p.mode === 'off') return { argv, env, notes, wiring: 'off', files };
-  // Subcommands (run, serve, session …) are not the TUI nerdr watches.
   const first = p.args[0];
-  if (first !== undefined && !first.startsWith('-') && ['run', 'serve', 'web', 'acp', 'session', 'export', 'import', 'auth', 'models', 'stats', 'upgrade', 'uninstall', 'github', 'agent', 'mcp', 'debug', 'db', 'plugin'].includes(first)) {
-    return { argv, env, notes, wiring: 'off', files };
-  }
-  if (hasFlag(p.args, ['--pure']) || userEnv.OPENCODE_PURE) {
-    notes.push('opencode --pure loads no plugins: read from the screen only');
+  if (first !== undefined && !first.startsWith('-') && NOT_THE_TUI.includes(first)) return { argv, env, notes, wiring: 'off', files };
+  if (hasFlag(p.args, ['--pure']) || userEnv[flavor.pureVar]) {
+    notes.push(`${flavor.agent} --pure loads no plugins: read from the screen only`);
     return { argv, env, notes, wiring: 'off', files };
   }
   const source = opencodePluginSource(ctx.packageRoot);
-  if (p.mode === 'home' || p.mode === 'worktree') {
+  if ((p.mode === 'home' || p.mode === 'worktree') && flavor.files) {
     const c: InstallCtx = { env: userEnv, cwd: ctx.cwd, nerdrBin: ctx.nerdrBin, packageRoot: ctx.packageRoot, stateDir: ctx.stateDir };
-    const r = installFile(opencodeFiles, p.mode, c);
+    const r = installFile(flavor.files, p.mode, c);
     notes.push(...r.notes);
     files.push(...r.files);
   } else {
-    const plugin = path.join(ctx.stateDir, 'launch', 'opencode', 'nerdr.js');
+    const plugin = path.join(ctx.stateDir, 'launch', flavor.agent, 'nerdr.js');
     writeIfChanged(plugin, source);
     files.push(plugin);
     const spec = `file://${plugin}`;
-    const inline = userEnv.OPENCODE_CONFIG_CONTENT;
+    const inline = userEnv[flavor.contentVar];
     const parsed = inline === undefined ? {} : parseJson(inline);
     if (!isObj(parsed)) {
-      notes.push('your OPENCODE_CONFIG_CONTENT is not a JSON object: nerdr\'s plugin not added; read from the screen');
+      notes.push(`your ${flavor.contentVar} is not a JSON object: nerdr's plugin not added; read from the screen`);
       return { argv, env, notes, wiring: 'off', files };
     }
     const plugins = Array.isArray(parsed['plugin']) ? (parsed['plugin'] as unknown[]) : [];
     // the nerdr skill: a folder of skills for this launch (opencode's `skills.paths`; the
     // opencode 1.18 binary reads that key, not the `skill.paths` of its earlier changelog)
-    const skills = path.join(ctx.stateDir, 'launch', 'opencode', 'skills');
+    const skills = path.join(ctx.stateDir, 'launch', flavor.agent, 'skills');
     const skillFile = path.join(skills, 'nerdr', 'SKILL.md');
     writeIfChanged(skillFile, skillText(ctx.packageRoot));
     files.push(skillFile);
     const given = isObj(parsed['skills']) ? (parsed['skills'] as Record<string, unknown>) : {};
     const paths = Array.isArray(given['paths']) ? (given['paths'] as unknown[]) : [];
-    env.OPENCODE_CONFIG_CONTENT = JSON.stringify({ ...parsed, plugin: [...plugins, spec], skills: { ...given, paths: [...paths, skills] } });
+    env[flavor.contentVar] = JSON.stringify({ ...parsed, plugin: [...plugins, spec], skills: { ...given, paths: [...paths, skills] } });
   }
   env.NERDR_OPENCODE_PLUGIN = '1';
+  if (flavor.agent !== 'opencode') env.NERDR_PLUGIN_AGENT = flavor.agent;
   return { argv, env, notes, wiring: p.mode, files };
+}
+
+export function planOpencode(p: PlanInput): LaunchPlan {
+  return planOpencodeLike(p, { agent: 'opencode', contentVar: 'OPENCODE_CONFIG_CONTENT', pureVar: 'OPENCODE_PURE', files: opencodeFiles });
 }
 
 /** opencode, as nerdr starts, wires, reads and resumes it. */

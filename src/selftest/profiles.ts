@@ -22,6 +22,7 @@ export interface AgentProfile {
   /** Dialogs some versions show at startup, answered before the suite starts: [screen text, keys]. */
   startupDialogs: [RegExp, string[]][];
   approveKeys: string[];
+  /** Keys that refuse a permission, sent one at a time (each after the screen reacted). */
   denyKeys: string[];
   interruptKeys: string[];
   answerKeys: string[];
@@ -255,5 +256,46 @@ export const gemini: AgentProfile = {
   notApplicable: {},
 };
 
+export const kilo: AgentProfile = {
+  agent: 'kilo',
+  // an opencode fork: the same OpenAI-compatible provider config, read from ~/.config/kilo/kilo.json
+  startServer: (o) => startOpenAIChat(o),
+  runOptions: (server) => ({
+    agent: 'kilo',
+    env: { KILO_DISABLE_MODELS_FETCH: '1', KILO_DISABLE_AUTOUPDATE: '1', KILO_DISABLE_LSP_DOWNLOAD: '1' },
+    configure: (home) =>
+      write(
+        path.join(home, '.config', 'kilo', 'kilo.json'),
+        JSON.stringify(
+          {
+            autoupdate: false,
+            share: 'disabled',
+            model: 'fake/gpt-fake',
+            small_model: 'fake/gpt-fake',
+            permission: { bash: 'ask', edit: 'ask' },
+            provider: {
+              fake: {
+                npm: '@ai-sdk/openai-compatible',
+                name: 'Fake',
+                options: { baseURL: `${server.url}/v1`, apiKey: 'dummy' },
+                models: { 'gpt-fake': { name: 'gpt-fake', tool_call: true } },
+              },
+            },
+          },
+          null,
+          2,
+        ),
+      ),
+  }),
+  readyText: /ctrl\+p commands/,
+  startupDialogs: [],
+  approveKeys: ['Enter'],
+  // Esc opens "Reject permission" (a reason to give, "enter confirm  esc cancel"); Enter rejects
+  denyKeys: ['Escape', 'Enter'],
+  interruptKeys: ['Escape', 'Escape'],
+  answerKeys: ['Enter'],
+  notApplicable: {},
+};
+
 /** Every agent nerdr can drive against a fake model server, by name. */
-export const PROFILES: Record<string, AgentProfile> = { claude, codex, opencode, copilot, gemini };
+export const PROFILES: Record<string, AgentProfile> = { claude, codex, opencode, copilot, gemini, kilo };

@@ -162,7 +162,7 @@ export async function selftest(o: SelftestOptions): Promise<SelftestReport> {
         if (r && (r.state === 'idle' || r.state === 'done')) return true;
         if (r?.state === 'blocked' && Date.now() - lastEsc > 3000) {
           lastEsc = Date.now();
-          await agent.keys(...profile.denyKeys);
+          await agent.keysStepwise(profile.denyKeys);
         }
         return undefined;
       }, 30_000, 250);
@@ -201,7 +201,7 @@ export async function selftest(o: SelftestOptions): Promise<SelftestReport> {
     await agent.prompt('RUN_BASH again please');
     const again = await expect('blocked at the permission prompt again', 'permission-again', ['blocked'], 20_000, () => agent.dialogOnScreen());
     if (again) {
-      await agent.keys(...profile.denyKeys);
+      await agent.keysStepwise(profile.denyKeys);
       await expect('idle after the prompt is denied with Esc', 'after-deny', ['idle'], 15_000);
     } else notReached('idle after the prompt is denied with Esc', 'idle', 'no permission prompt to deny');
 

@@ -104,7 +104,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
         if (profile.readyText.test(s.plain) && r?.state !== 'working' && r?.state !== 'blocked') return true;
         if (r?.state === 'blocked' && Date.now() - lastEsc > 3000) {
           lastEsc = Date.now();
-          await agent.keys(...profile.denyKeys);
+          await agent.keysStepwise(profile.denyKeys);
         }
         return undefined;
       }, 30_000, 250);
@@ -241,7 +241,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       await settle();
       await agent.prompt('RUN_BASH again please');
       await agent.expectState('permission-before-deny', ['blocked'], 20_000, () => agent.dialogOnScreen());
-      await agent.keys(...profile.denyKeys);
+      await agent.keysStepwise(profile.denyKeys);
       // the state rules: a key press is not a completion, so idle (not done)
       await agent.expectState('after-deny', ['idle'], 15_000);
     });

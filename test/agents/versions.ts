@@ -21,7 +21,7 @@ export interface AgentPackage {
 }
 
 /** From nerdr's own agent table (src/integrations/agents.ts): each agent's package and pinned version. */
-export const AGENT_PACKAGES: AgentPackage[] = ['claude', 'codex', 'opencode', 'gemini', 'copilot'].map((agent) => {
+export const AGENT_PACKAGES: AgentPackage[] = ['claude', 'codex', 'opencode', 'gemini', 'copilot', 'kilo'].map((agent) => {
   const spec = AGENTS[agent]!;
   return { agent, pkg: spec.npm!, version: spec.proven![0]!, bin: spec.command[0]! };
 });

@@ -43,6 +43,46 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
+describe('kilo (an opencode fork)', () => {
+  it('launch: nerdr\'s opencode plugin under <state>/launch/kilo, named in KILO_CONFIG_CONTENT merged with the user\'s, reporting as kilo', async () => {
+    const plan = await launchPlan('kilo', ['--model', 'x'], ctx({ env: { HOME: home, KILO_CONFIG_CONTENT: '{"plugin":["mine"],"model":"m"}' } }));
+    expect(plan.argv).toEqual(['kilo', '--model', 'x']);
+    const file = path.join(root, 'state', 'launch', 'kilo', 'nerdr.js');
+    const skills = path.join(root, 'state', 'launch', 'kilo', 'skills');
+    expect(JSON.parse(plan.env.KILO_CONFIG_CONTENT!)).toEqual({ plugin: ['mine', `file://${file}`], model: 'm', skills: { paths: [skills] } });
+    expect(plan.env.NERDR_OPENCODE_PLUGIN).toBe('1');
+    expect(plan.env.NERDR_PLUGIN_AGENT).toBe('kilo');
+    expect(plan.env.OPENCODE_CONFIG_CONTENT).toBeUndefined();
+    expect(read(file)).toBe(read(path.join(packageRoot, 'hooks', 'opencode', 'nerdr.js')));
+  });
+
+  it('--pure, KILO_PURE, --no-hooks and subcommands: no plugin', async () => {
+    expect((await launchPlan('kilo', ['--pure'], ctx())).env).toEqual({});
+    expect((await launchPlan('kilo', [], ctx({ env: { HOME: home, KILO_PURE: '1' } }))).env).toEqual({});
+    expect((await launchPlan('kilo', [], ctx({ hooks: false }))).env).toEqual({});
+    expect((await launchPlan('kilo', ['run', 'hi'], ctx())).env).toEqual({});
+  });
+
+  it('the plugin writes kilo\'s events as kilo, mapped like opencode\'s', () => {
+    const spool = path.join(root, 'state', 'spool', 'k');
+    mkdirSync(spool, { recursive: true, mode: 0o700 });
+    const env = { ...process.env, NERDR_SOCKET: path.join(root, 'state', 'nerdr-k.sock'), NERDR_TAB: 's', NERDR_OPENCODE_PLUGIN: '1', NERDR_PLUGIN_AGENT: 'kilo' };
+    const script = `
+      const m = await import(${JSON.stringify(path.join(packageRoot, 'hooks', 'opencode', 'nerdr.js'))});
+      if (process.env.NERDR_PLUGIN_AGENT !== undefined) throw new Error('agent marker not removed');
+      const h = await m.NerdrPlugin({});
+      await h.event({ event: { type: 'permission.replied', properties: { sessionID: 'root', requestID: 'p1', reply: 'reject' } } });`;
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { env, timeout: 10_000 });
+    const names = readdirSync(spool);
+    expect(names).toHaveLength(1);
+    const p = parseSpoolFile(names[0]!, readFileSync(path.join(spool, names[0]!)));
+    if (!('entry' in p)) throw new Error(p.malformed);
+    expect(p.entry.agent).toBe('kilo');
+    expect(mapHookPayload('kilo', hookParams(p.entry).event)).toMatchObject({ agent: 'kilo', kind: 'answered', denied: true, conversationId: 'root' });
+    rmSync(spool, { recursive: true });
+  });
+});
+
 describe('opencode', () => {
   it('launch: the plugin copied under <state>/launch/opencode and named in OPENCODE_CONFIG_CONTENT (no extra config dir, whose plugin SDK opencode would npm-install); user config untouched', async () => {
     const plan = await launchPlan('opencode', ['--model', 'x'], ctx());

@@ -59,6 +59,13 @@ const CASES: Record<string, Record<string, Cases>> = {
     block_bar_working: { match: ['real:opencode/02-working-spinner'], noMatch: ['real:opencode/01-startup-idle'] },
     input_box_idle: { match: ['real:opencode/01-startup-idle', 'real:opencode/09-interrupted'], noMatch: ['real:opencode/02-working-spinner', 'real:opencode/04-permission-bash'] },
   },
+  kilo: {
+    permission_required: { match: ['recon:kilo/captured-permission-prompt'], noMatch: ['recon:kilo/captured-reject-reason-form', 'recon:kilo/captured-after-deny'] },
+    reject_reason_form: { match: ['recon:kilo/captured-reject-reason-form'], noMatch: ['recon:kilo/captured-permission-prompt', 'recon:kilo/captured-ready'] },
+    interrupt_footer_working: { match: ['recon:kilo/captured-working-streaming', 'recon:kilo/captured-working-before-first-token'], noMatch: ['recon:kilo/captured-after-interrupt'] },
+    block_bar_working: { match: ['recon:kilo/captured-subagent-running'], noMatch: ['recon:kilo/captured-ready', 'recon:kilo/captured-after-deny'] },
+    input_box_idle: { match: ['recon:kilo/captured-ready', 'recon:kilo/captured-after-deny', 'recon:kilo/captured-done-after-approval'], noMatch: ['recon:kilo/captured-working-streaming', 'recon:kilo/captured-permission-prompt'] },
+  },
   gemini: {
     title_action_required: { match: [{ title: '✋  Action Required (proj)' }], noMatch: [{ title: '✦  Working… (proj)' }, { title: '◇  Ready (proj)' }] },
     choice_dialog: {

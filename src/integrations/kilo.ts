@@ -1,0 +1,36 @@
+// Kilo Code CLI (`kilo`, npm @kilocode/cli): an opencode fork. nerdr's opencode plugin
+// (hooks/opencode/nerdr.js) is loaded for the launch through KILO_CONFIG_CONTENT, and reports as
+// kilo (NERDR_PLUGIN_AGENT). Its events are opencode's (docs/agents.md). Launch mode only: the
+// home and worktree plugin folders are not proven yet.
+
+import type { LaunchPlan, PlanInput } from './launch.js';
+import { mapKilo } from './events/opencode.js';
+import { planOpencodeLike } from './opencode.js';
+import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
+
+export function planKilo(p: PlanInput): LaunchPlan {
+  return planOpencodeLike(p, { agent: 'kilo', contentVar: 'KILO_CONFIG_CONTENT', pureVar: 'KILO_PURE', files: null });
+}
+
+export const kilo: AgentIntegration = {
+  id: 'kilo',
+  description: 'Kilo Code CLI',
+  command: ['kilo'],
+  npm: '@kilocode/cli',
+  proven: ['7.7.7'],
+  wiring: { modes: ['launch', 'off'], default: 'launch' },
+  plan: planKilo,
+  hooks: { map: mapKilo },
+  files: null,
+  launchWiring: 'KILO_CONFIG_CONTENT plugin file://<state>/launch/kilo/nerdr.js (nerdr\'s opencode plugin) + skills.paths <state>/launch/kilo/skills (the nerdr skill)',
+  resume: {
+    args: flagThenId('--session'),
+    continue: ['--continue'],
+    guessNewest: true,
+    strip: { value: ['-s', '--session'], optional: [], bare: ['-c', '--continue', '--fork'] },
+    idFlags: [['-s', '--session']],
+    idSubcommand: null,
+    notFound: /session not found|no session (found|with)|NotFoundError/i,
+  },
+  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
+};
