@@ -314,12 +314,17 @@ export class AgentRun {
     if (r.code !== 0) throw new Error(`send-keys ${keys.join(' ')}: ${r.stderr}`);
   }
 
-  /** Sends keys one at a time, each after the screen reacted to the one before (or 2 s passed). */
+  /** Sends keys one at a time, each after the screen reacted to the one before (or 2 s passed), at least 300 ms apart. */
   async keysStepwise(keys: string[]): Promise<void> {
-    for (const k of keys) {
+    for (const [i, k] of keys.entries()) {
       const before = (await this.capture()).plain;
+      const sent = Date.now();
       await this.keys(k);
       await until(async () => ((await this.capture()).plain !== before ? true : undefined), 2000, 50);
+      // an animated screen (opencode's and Kilo's bar) changes at once: the next key still comes a
+      // person's beat later, or two Escapes arrive as one Alt+Esc and the turn goes on
+      const beat = sent + 300 - Date.now();
+      if (i < keys.length - 1 && beat > 0) await until(async () => (Date.now() >= sent + 300 ? true : undefined), beat + 50, 25);
     }
   }
 
