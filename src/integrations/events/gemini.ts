@@ -6,7 +6,7 @@
 // AfterAgent's payload is the same for an interrupted turn (its prompt_response the text so far) as
 // for a finished one. The transcript tells: Gemini writes {"type":"info","content":"Request
 // cancelled."} into it just before the hook runs (test/fixtures/hooks/gemini-0.61.0-transcript-*.jsonl).
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isObj, normEvent, sessionSource, str, type HookFact } from './types.js';
 
 /** How much of a transcript's end is read: its last entries (one message can be long). */
@@ -20,7 +20,8 @@ const TAIL_BYTES = 64 * 1024;
 export function geminiTurnCancelled(file: string, at?: string): boolean {
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
+    // non-blocking: a path that names a FIFO must not hold the supervisor (it is then not a file)
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
     const st = fstatSync(fd);
     if (!st.isFile()) return false;
     const len = Math.min(st.size, TAIL_BYTES);

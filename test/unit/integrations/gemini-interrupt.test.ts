@@ -3,7 +3,9 @@
 // two turns interrupted with Esc (test/fixtures/hooks/gemini-0.61.0-afteragent.jsonl) and that
 // session's transcript (gemini-0.61.0-transcript.jsonl), where Gemini wrote "Request cancelled."
 // just before each hook ran.
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -39,6 +41,11 @@ describe('Gemini: an interrupted turn from its transcript', () => {
   it('a transcript it cannot read, or none, says nothing', () => {
     expect(geminiTurnCancelled(path.join(dir, 'no-such-file.jsonl'))).toBe(false);
     expect(geminiTurnCancelled(dir)).toBe(false);
+    // a FIFO (no writer) is not a file: refused at once, not waited on
+    const fifo = path.join(mkdtempSync(path.join(os.tmpdir(), 'nerdr-fifo-')), 'transcript.jsonl');
+    execFileSync('mkfifo', [fifo]);
+    expect(geminiTurnCancelled(fifo)).toBe(false);
+    rmSync(path.dirname(fifo), { recursive: true });
     const { transcript_path: _t, ...bare } = cases[0]!.payload;
     expect(refineFact(mapHookPayload('gemini', bare, 'AfterAgent')!).kind).toBe('turn-end');
   });
