@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FakeServer, LoggedRequest, Script } from './fake/common.js';
-import { PROFILES, type AgentProfile } from './profiles.js';
+import { PROFILES } from './profiles.js';
 import { AgentRun, until, type Row, type Screen } from './session.js';
 
 /** What one phase expects nerdr to show, and how it is reached. */
@@ -69,11 +69,6 @@ function requestOf(server: FakeServer, script: Script, since: number, running = 
   return server.requests.find((r) => r.script === script && r.at >= since && (!running || r.endedAt === undefined));
 }
 
-/** The agents selftest can drive offline. */
-export function drivable(agent: string): AgentProfile | undefined {
-  return PROFILES[agent];
-}
-
 /**
  * Drives one agent: working, a permission prompt, approve, done, a denied prompt with Esc.
  * Everything it started is ended before it returns, whatever happened.
@@ -90,6 +85,18 @@ export async function selftest(o: SelftestOptions): Promise<SelftestReport> {
   let server: FakeServer | undefined;
   let run: AgentRun | undefined;
   const progress = o.progress ?? (() => undefined);
+  // Ctrl+C (or a kill) while it runs: what it started is ended first, then the exit (130 / 143)
+  const onSignal = (signal: NodeJS.Signals): void => {
+    progress(`${signal}: ending the private tmux server, the agent and the model server`);
+    void (async () => {
+      await run?.cleanup().catch(() => undefined);
+      await server?.close().catch(() => undefined);
+      if (!o.keep) rmSync(runsDir, { recursive: true, force: true });
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    })();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     server = await profile.startServer({});
     run = new AgentRun({
@@ -211,6 +218,8 @@ export async function selftest(o: SelftestOptions): Promise<SelftestReport> {
     report.problem = `the run stopped: ${(err as Error).message.split('\n')[0]}`;
     return report;
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     if (run) report.notes.push(...(await run.cleanup().catch((e: Error) => [`cleanup: ${e.message}`])));
     if (run && server) writeFileSync(path.join(run.dir, 'model-requests.json'), JSON.stringify(server.requests, null, 1));
     await server?.close().catch(() => undefined);
