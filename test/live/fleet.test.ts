@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, run, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv, type RunResult } from './helpers/env.js';
+import { killPid, REPO_ROOT, run, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv, type RunResult } from './helpers/env.js';
 import { keyPair, sshUnavailable, startSshd, type Sshd } from './helpers/sshd.js';
 
 const NERDR = path.join(REPO_ROOT, 'bin', 'nerdr.js');
@@ -110,10 +110,14 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
     for (const h of [a, b, nosup, noserver]) {
       if (!h) continue;
       const sock = (await h.tmux('display', '-p', '#{socket_path}')).stdout.trim();
+      const sup = Number((await h.tmux('show-options', '-gv', '@nerdr_supervisor_pid')).stdout.trim());
       await h.tmux('kill-server');
+      // the host's supervisor (fleet start made one on noserver) ends with its server; until it has,
+      // it may still write into the host's state folder, which is removed next
+      if (sup > 0) await killPid(sup);
       if (sock) rmSync(sock, { force: true });
     }
-    if (root) rmSync(root, { recursive: true, force: true });
+    if (root) rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }, 60_000);
 
   it('fleet add writes config.toml (the user\'s lines kept), and both hosts\' agents arrive', async () => {
