@@ -167,7 +167,12 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('the hook spool, live', () => {
     await killSupervisor();
     expect((await runHook(first, turn(sids.c)[0]!, env.env)).code).toBe(0);
     expect(waiting()).toHaveLength(1);
-    // the agent restarts while no supervisor watches (the window keeps its secret)
+    // the agent restarts while no supervisor watches (the window keeps its secret). Both the
+    // event's time (/proc/uptime) and a process start (clock ticks) have 10 ms steps: the restart
+    // comes two steps later, so it is not in the event's own step (which would not be "before")
+    const uptime = (): number => Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+    const written = uptime();
+    await waitFor(() => uptime() >= written + 0.02, { what: 'the clock two hundredths on', timeoutMs: 5000, intervalMs: 5 });
     await env.tmuxOk('respawn-pane', '-k', '-t', first.win);
     await waitFor(async () => {
       const r = await row(first.win);
