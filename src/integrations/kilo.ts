@@ -5,8 +5,8 @@
 
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { mapKilo } from './events/opencode.js';
-import { planOpencodeLike } from './opencode.js';
-import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
+import { OPENCODE_RESUME, planOpencodeLike } from './opencode.js';
+import { DEFAULT_ENTER_DELAY_MS, type AgentIntegration } from './types.js';
 
 export function planKilo(p: PlanInput): LaunchPlan {
   return planOpencodeLike(p, { agent: 'kilo', contentVar: 'KILO_CONFIG_CONTENT', pureVar: 'KILO_PURE', files: null });
@@ -23,14 +23,6 @@ export const kilo: AgentIntegration = {
   hooks: { map: mapKilo },
   files: null,
   launchWiring: 'KILO_CONFIG_CONTENT plugin file://<state>/launch/kilo/nerdr.js (nerdr\'s opencode plugin) + skills.paths <state>/launch/kilo/skills (the nerdr skill)',
-  resume: {
-    args: flagThenId('--session'),
-    continue: ['--continue'],
-    guessNewest: true,
-    strip: { value: ['-s', '--session'], optional: [], bare: ['-c', '--continue', '--fork'] },
-    idFlags: [['-s', '--session']],
-    idSubcommand: null,
-    notFound: /session not found|no session (found|with)|NotFoundError/i,
-  },
+  resume: OPENCODE_RESUME, // a fork: the same flags and the same "not found" text
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
 };

@@ -12,7 +12,7 @@ import type { LaunchPlan, PlanInput } from './launch.js';
 import { hasFlag, isObj, parseJson, readText, writeIfChanged, xdgConfigHome } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapOpencode } from './events/opencode.js';
-import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
+import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration, type ResumeSpec } from './types.js';
 import { skillText } from './skill.js';
 
 const MARK = 'NERDR_INTEGRATION=opencode';
@@ -100,6 +100,17 @@ export function planOpencode(p: PlanInput): LaunchPlan {
   return planOpencodeLike(p, { agent: 'opencode', contentVar: 'OPENCODE_CONFIG_CONTENT', pureVar: 'OPENCODE_PURE', files: opencodeFiles });
 }
 
+/** How opencode (and Kilo, its fork) resumes: `--session <ses_id>`, newest `--continue`. */
+export const OPENCODE_RESUME: ResumeSpec = {
+  args: flagThenId('--session'),
+  continue: ['--continue'],
+  guessNewest: true,
+  strip: { value: ['-s', '--session'], optional: [], bare: ['-c', '--continue', '--fork'] },
+  idFlags: [['-s', '--session']],
+  idSubcommand: null,
+  notFound: /session not found|no session (found|with)|NotFoundError/i,
+};
+
 /** opencode, as nerdr starts, wires, reads and resumes it. */
 export const opencode: AgentIntegration = {
   id: 'opencode',
@@ -112,14 +123,6 @@ export const opencode: AgentIntegration = {
   hooks: { map: mapOpencode },
   files: opencodeFiles,
   launchWiring: 'OPENCODE_CONFIG_CONTENT plugin file://<state>/launch/opencode/nerdr.js + skills.paths <state>/launch/opencode/skills (the nerdr skill)',
-  resume: {
-    args: flagThenId('--session'),
-    continue: ['--continue'],
-    guessNewest: true,
-    strip: { value: ['-s', '--session'], optional: [], bare: ['-c', '--continue', '--fork'] },
-    idFlags: [['-s', '--session']],
-    idSubcommand: null,
-    notFound: /session not found|no session (found|with)|NotFoundError/i,
-  },
+  resume: OPENCODE_RESUME,
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
 };

@@ -147,35 +147,33 @@ export const codex: AgentProfile = {
   },
 };
 
+/** opencode's config (Kilo reads the same): the fake server as an OpenAI-compatible provider, shell and edits asked. */
+function opencodeConfig(server: FakeServer): string {
+  const config = {
+    autoupdate: false,
+    share: 'disabled',
+    model: 'fake/gpt-fake',
+    small_model: 'fake/gpt-fake',
+    permission: { bash: 'ask', edit: 'ask' },
+    provider: {
+      fake: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Fake',
+        options: { baseURL: `${server.url}/v1`, apiKey: 'dummy' },
+        models: { 'gpt-fake': { name: 'gpt-fake', tool_call: true } },
+      },
+    },
+  };
+  return JSON.stringify(config, null, 2);
+}
+
 export const opencode: AgentProfile = {
   agent: 'opencode',
   startServer: (o) => startOpenAIChat(o),
   runOptions: (server) => ({
     agent: 'opencode',
     env: { OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_LSP_DOWNLOAD: '1' },
-    configure: (home) =>
-      write(
-        path.join(home, '.config', 'opencode', 'opencode.json'),
-        JSON.stringify(
-          {
-            autoupdate: false,
-            share: 'disabled',
-            model: 'fake/gpt-fake',
-            small_model: 'fake/gpt-fake',
-            permission: { bash: 'ask', edit: 'ask' },
-            provider: {
-              fake: {
-                npm: '@ai-sdk/openai-compatible',
-                name: 'Fake',
-                options: { baseURL: `${server.url}/v1`, apiKey: 'dummy' },
-                models: { 'gpt-fake': { name: 'gpt-fake', tool_call: true } },
-              },
-            },
-          },
-          null,
-          2,
-        ),
-      ),
+    configure: (home) => write(path.join(home, '.config', 'opencode', 'opencode.json'), opencodeConfig(server)),
   }),
   readyText: /ctrl\+p commands/,
   startupDialogs: [],
@@ -263,29 +261,7 @@ export const kilo: AgentProfile = {
   runOptions: (server) => ({
     agent: 'kilo',
     env: { KILO_DISABLE_MODELS_FETCH: '1', KILO_DISABLE_AUTOUPDATE: '1', KILO_DISABLE_LSP_DOWNLOAD: '1' },
-    configure: (home) =>
-      write(
-        path.join(home, '.config', 'kilo', 'kilo.json'),
-        JSON.stringify(
-          {
-            autoupdate: false,
-            share: 'disabled',
-            model: 'fake/gpt-fake',
-            small_model: 'fake/gpt-fake',
-            permission: { bash: 'ask', edit: 'ask' },
-            provider: {
-              fake: {
-                npm: '@ai-sdk/openai-compatible',
-                name: 'Fake',
-                options: { baseURL: `${server.url}/v1`, apiKey: 'dummy' },
-                models: { 'gpt-fake': { name: 'gpt-fake', tool_call: true } },
-              },
-            },
-          },
-          null,
-          2,
-        ),
-      ),
+    configure: (home) => write(path.join(home, '.config', 'kilo', 'kilo.json'), opencodeConfig(server)),
   }),
   readyText: /ctrl\+p commands/,
   startupDialogs: [],

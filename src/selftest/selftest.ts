@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FakeServer, LoggedRequest, Script } from './fake/common.js';
+import { findRequest, type FakeServer } from './fake/common.js';
 import { PROFILES } from './profiles.js';
 import { AgentRun, until, type Row, type Screen } from './session.js';
 
@@ -64,11 +64,6 @@ export interface SelftestOptions {
 
 const TURN_MS = 45_000;
 
-/** The first request with this script since `since` (optionally one still being answered). */
-function requestOf(server: FakeServer, script: Script, since: number, running = false): LoggedRequest | undefined {
-  return server.requests.find((r) => r.script === script && r.at >= since && (!running || r.endedAt === undefined));
-}
-
 /**
  * Drives one agent: working, a permission prompt, approve, done, a denied prompt with Esc.
  * Everything it started is ended before it returns, whatever happened.
@@ -116,18 +111,7 @@ export async function selftest(o: SelftestOptions): Promise<SelftestReport> {
 
     // startup dialogs the profile knows, answered; then the prompt
     const startupMs = o.startupMs ?? 150_000;
-    const ready = await until(async () => {
-      const s = await agent.capture();
-      for (const [re, keys] of profile.startupDialogs) {
-        if (re.test(s.plain)) {
-          agent.save('startup-dialog', s);
-          report.notes.push(`startup dialog answered: ${re.source}`);
-          await agent.keys(...keys);
-          return undefined;
-        }
-      }
-      return profile.readyText.test(s.plain) ? s : undefined;
-    }, startupMs, 250);
+    const ready = await agent.untilReady(profile.startupDialogs, profile.readyText, startupMs, (re) => report.notes.push(`startup dialog answered: ${re.source}`));
     if (!ready) {
       const s = await agent.capture();
       agent.save('startup-failed', s);
@@ -162,18 +146,7 @@ export async function selftest(o: SelftestOptions): Promise<SelftestReport> {
       progress(`- ${phase}: not reached (${because})`);
     };
     /** Back at rest before a prompt: a dialog left by a wrong phase is dismissed with the deny keys. */
-    const settle = async (): Promise<void> => {
-      let lastEsc = 0;
-      await until(async () => {
-        const r = await agent.row().catch(() => undefined);
-        if (r && (r.state === 'idle' || r.state === 'done')) return true;
-        if (r?.state === 'blocked' && Date.now() - lastEsc > 3000) {
-          lastEsc = Date.now();
-          await agent.keysStepwise(profile.denyKeys);
-        }
-        return undefined;
-      }, 30_000, 250);
-    };
+    const settle = (): Promise<void> => agent.settle(profile.denyKeys);
 
     await expect('idle at startup', 'startup-idle', ['idle'], 20_000);
 
@@ -181,10 +154,10 @@ export async function selftest(o: SelftestOptions): Promise<SelftestReport> {
     await settle();
     let t = Date.now();
     await agent.prompt('Please answer SLOW');
-    await until(async () => requestOf(srv, 'slow', t), TURN_MS, 200);
-    const working = await expect('working while the model answers', 'working', ['working'], 10_000, () => requestOf(srv, 'slow', t, true) !== undefined);
-    await until(async () => (requestOf(srv, 'slow', t) && !requestOf(srv, 'slow', t, true) ? true : undefined), TURN_MS, 200);
-    if (working || requestOf(srv, 'slow', t)) await expect('done at the end of the turn', 'done', ['done'], 20_000);
+    await until(async () => findRequest(srv, 'slow', t), TURN_MS, 200);
+    const working = await expect('working while the model answers', 'working', ['working'], 10_000, () => findRequest(srv, 'slow', t, true) !== undefined);
+    await until(async () => (findRequest(srv, 'slow', t) && !findRequest(srv, 'slow', t, true) ? true : undefined), TURN_MS, 200);
+    if (working || findRequest(srv, 'slow', t)) await expect('done at the end of the turn', 'done', ['done'], 20_000);
     else notReached('done at the end of the turn', 'done', 'no answer was asked of the model');
 
     // a command that needs permission: blocked, approved (working), done
@@ -195,7 +168,7 @@ export async function selftest(o: SelftestOptions): Promise<SelftestReport> {
     if (blocked) {
       await agent.keys(...profile.approveKeys);
       await expect('working after approval', 'working-after-approval', ['working'], 10_000);
-      await until(async () => (requestOf(srv, 'after-tool', t) ? true : undefined), 20_000, 200);
+      await until(async () => (findRequest(srv, 'after-tool', t) ? true : undefined), 20_000, 200);
       if (!agent.file('harness-was-here.txt')) report.notes.push('the approved command did not run (no harness-was-here.txt in the project)');
       await expect('done after the approved command', 'done-after-approval', ['done'], TURN_MS);
     } else {

@@ -297,6 +297,44 @@ export class AgentRun {
     );
   }
 
+  /**
+   * Waits for the agent's prompt (`readyText`), answering the startup dialogs it knows on the way
+   * (each saved as `startup-dialog`, and told to `onDialog`). The screen when ready, or undefined.
+   */
+  async untilReady(startupDialogs: [RegExp, string[]][], readyText: RegExp, timeoutMs: number, onDialog: (re: RegExp) => void = () => undefined): Promise<Screen | undefined> {
+    return until(async () => {
+      const s = await this.capture();
+      for (const [re, keys] of startupDialogs) {
+        if (re.test(s.plain)) {
+          this.save('startup-dialog', s);
+          onDialog(re);
+          await this.keys(...keys);
+          return undefined;
+        }
+      }
+      return readyText.test(s.plain) ? s : undefined;
+    }, timeoutMs, 250);
+  }
+
+  /**
+   * Before a prompt: the agent back at rest (idle or done; with `readyText`, also its prompt on
+   * screen while nerdr says neither working nor blocked). A dialog left by a failed phase is
+   * dismissed with `denyKeys`, every 3 s at most. Gives up after 30 s.
+   */
+  async settle(denyKeys: string[], readyText?: RegExp): Promise<void> {
+    let lastEsc = 0;
+    await until(async () => {
+      const r = await this.row().catch(() => undefined);
+      if (r && (r.state === 'idle' || r.state === 'done')) return true;
+      if (readyText && readyText.test((await this.capture()).plain) && r?.state !== 'working' && r?.state !== 'blocked') return true;
+      if (r?.state === 'blocked' && Date.now() - lastEsc > 3000) {
+        lastEsc = Date.now();
+        await this.keysStepwise(denyKeys);
+      }
+      return undefined;
+    }, 30_000, 250);
+  }
+
   /** Waits for text on the agent's screen. */
   async expectScreen(what: string | RegExp, timeoutMs: number): Promise<Screen> {
     const test = (s: string): boolean => (typeof what === 'string' ? s.includes(what) : what.test(s));

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, inject, it, type TestContext } from 'vitest';
 import type { AgentProfile } from './agents.js';
-import type { FakeServer, LoggedRequest, Script } from '../../src/selftest/fake/common.js';
+import { findRequest, type FakeServer, type LoggedRequest, type Script } from '../../src/selftest/fake/common.js';
 import { AgentRun, until, type Row } from './harness.js';
 import { hasCommand, hasLaunchWiring, hasSeenRule, nerdrCommit } from './product.js';
 import { AGENT_PACKAGES, REPO_ROOT, RESULTS_DIR, runName, SCREENS_DIR } from './versions.js';
@@ -27,11 +27,6 @@ export interface ScenarioOptions {
 // opencode npm-installs @opencode-ai/plugin into nerdr's plugin folder at its first start
 const STARTUP_MS = 150_000;
 const TURN_MS = 45_000;
-
-/** The first request with this script that has started (and optionally is still running). */
-function request(server: FakeServer, script: Script, since: number, running = false): LoggedRequest | undefined {
-  return server.requests.find((r) => r.script === script && r.at >= since && (!running || r.endedAt === undefined));
-}
 
 export function conformance(profile: AgentProfile, options: ScenarioOptions): void {
   const install = inject('agentInstall')[profile.agent];
@@ -88,27 +83,14 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
      */
     const interrupted = async (script: Script, since: number): Promise<void> => {
       const r = await until(async () => {
-        const x = request(server, script, since);
+        const x = findRequest(server, script, since);
         return x && x.endedAt !== undefined ? x : undefined;
       }, 10_000, 100);
       if (r && !r.aborted) throw new Error(`the interrupt keys (${profile.interruptKeys.join(' ')}) did not stop the turn: the model's answer was sent to its end`);
     };
 
     /** Before a phase: the agent back at rest (a dialog left by a failed phase is dismissed). */
-    const settle = async (): Promise<void> => {
-      let lastEsc = 0;
-      await until(async () => {
-        const r = await agent.row().catch(() => undefined);
-        if (r && (r.state === 'idle' || r.state === 'done')) return true;
-        const s = await agent.capture();
-        if (profile.readyText.test(s.plain) && r?.state !== 'working' && r?.state !== 'blocked') return true;
-        if (r?.state === 'blocked' && Date.now() - lastEsc > 3000) {
-          lastEsc = Date.now();
-          await agent.keysStepwise(profile.denyKeys);
-        }
-        return undefined;
-      }, 30_000, 250);
-    };
+    const settle = (): Promise<void> => agent.settle(profile.denyKeys, profile.readyText);
 
     beforeAll(async () => {
       // the committed screens are those of the latest run
@@ -120,18 +102,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       const argv = await agent.launchedArgv();
       notes.push(`nerdr launched: ${JSON.stringify(argv)}`);
       // Startup dialogs (e.g. Codex asking to trust nerdr's hooks): answered once, recorded.
-      const ready = await until(async () => {
-        const s = await agent.capture();
-        for (const [re, keys] of profile.startupDialogs) {
-          if (re.test(s.plain)) {
-            agent.save('startup-dialog', s);
-            notes.push(`startup dialog answered: ${re.source}`);
-            await agent.keys(...keys);
-            return undefined;
-          }
-        }
-        return profile.readyText.test(s.plain) ? s : undefined;
-      }, STARTUP_MS, 250);
+      const ready = await agent.untilReady(profile.startupDialogs, profile.readyText, STARTUP_MS, (re) => notes.push(`startup dialog answered: ${re.source}`));
       if (!ready) {
         const s = await agent.capture();
         agent.save('startup-failed', s);
@@ -178,17 +149,17 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       const t = Date.now();
       await agent.prompt('Please answer SLOW');
       // opencode takes ~20 s before the first request of a session: wait for the stream to start
-      await until(async () => request(server, 'slow', t), STARTUP_MS, 200);
-      await agent.expectState('working-streaming', ['working'], 10_000, () => request(server, 'slow', t, true) !== undefined);
+      await until(async () => findRequest(server, 'slow', t), STARTUP_MS, 200);
+      await agent.expectState('working-streaming', ['working'], 10_000, () => findRequest(server, 'slow', t, true) !== undefined);
       // still working half-way through the stream
       const half = server.timing.slowChunks / 2;
-      const r = await until(async () => request(server, 'slow', t, true)?.events !== undefined && (request(server, 'slow', t, true)!.events ?? 0) > half ? true : undefined, 30_000, 200);
-      if (r) await agent.expectState('working-mid-stream', ['working'], 3000, () => request(server, 'slow', t, true) !== undefined);
+      const r = await until(async () => findRequest(server, 'slow', t, true)?.events !== undefined && (findRequest(server, 'slow', t, true)!.events ?? 0) > half ? true : undefined, 30_000, 200);
+      if (r) await agent.expectState('working-mid-stream', ['working'], 3000, () => findRequest(server, 'slow', t, true) !== undefined);
     });
 
     phase('done at the end of the turn', async () => {
       const t = Date.now() - 60_000;
-      await until(async () => (request(server, 'slow', t) && !request(server, 'slow', t, true) ? true : undefined), TURN_MS, 200);
+      await until(async () => (findRequest(server, 'slow', t) && !findRequest(server, 'slow', t, true) ? true : undefined), TURN_MS, 200);
       await agent.expectState('done', ['done'], 20_000);
     });
 
@@ -216,7 +187,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       const t = Date.now();
       await agent.keys(...profile.approveKeys);
       await agent.expectState('working-after-approval', ['working'], 10_000);
-      await until(async () => (request(server, 'after-tool', t) ? true : undefined), 20_000, 200);
+      await until(async () => (findRequest(server, 'after-tool', t) ? true : undefined), 20_000, 200);
       if (!agent.file('harness-was-here.txt')) throw new Error('the approved command did not run (no harness-was-here.txt)');
     });
 
@@ -251,8 +222,8 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       const t = Date.now();
       await agent.prompt('SLOW answer please, to be interrupted');
       // some text is on screen: a few chunks of the answer have been streamed
-      await until(async () => ((request(server, 'slow', t, true)?.events ?? 0) > 8 ? true : undefined), STARTUP_MS, 100);
-      await agent.expectState('working-before-interrupt', ['working'], 10_000, () => request(server, 'slow', t, true) !== undefined);
+      await until(async () => ((findRequest(server, 'slow', t, true)?.events ?? 0) > 8 ? true : undefined), STARTUP_MS, 100);
+      await agent.expectState('working-before-interrupt', ['working'], 10_000, () => findRequest(server, 'slow', t, true) !== undefined);
       await agent.keysStepwise(profile.interruptKeys);
       await interrupted('slow', t);
       await agent.expectState('after-interrupt', ['idle'], 15_000);
@@ -262,8 +233,8 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       await settle();
       const t = Date.now();
       await agent.prompt('SLOW_START please, to be interrupted at once');
-      await until(async () => request(server, 'slow-start', t, true), STARTUP_MS, 100);
-      await agent.expectState('working-before-first-token', ['working'], 10_000, () => request(server, 'slow-start', t, true) !== undefined);
+      await until(async () => findRequest(server, 'slow-start', t, true), STARTUP_MS, 100);
+      await agent.expectState('working-before-first-token', ['working'], 10_000, () => findRequest(server, 'slow-start', t, true) !== undefined);
       await agent.keysStepwise(profile.interruptKeys);
       await interrupted('slow-start', t);
       await agent.expectState('after-interrupt-before-first-token', ['idle'], 15_000);
@@ -276,13 +247,13 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       await settle();
       const t = Date.now();
       await agent.prompt('SUBAGENT please');
-      const child = await until(async () => request(server, 'subagent-child', t, true), 20_000, 200);
+      const child = await until(async () => findRequest(server, 'subagent-child', t, true), 20_000, 200);
       if (!child) {
         const s = await agent.capture();
         agent.save('subagent-running', s);
         throw new Error(`no subagent request reached the fake server\n---- screen ----\n${s.plain}`);
       }
-      const row: Row = await agent.expectState('subagent-running', ['working'], 8000, () => request(server, 'subagent-child', t, true) !== undefined);
+      const row: Row = await agent.expectState('subagent-running', ['working'], 8000, () => findRequest(server, 'subagent-child', t, true) !== undefined);
       if (row.subagents > 0) notes.push(`subagents counted while running: ${row.subagents}`);
       await agent.expectState('done-after-subagent', ['done'], TURN_MS);
     });

@@ -245,3 +245,8 @@ export function chunks(text: string, size = 12): string[] {
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
 }
+
+/** The first request with this script that started at `since` or later (optionally one still being answered). */
+export function findRequest(server: FakeServer, script: Script, since: number, running = false): LoggedRequest | undefined {
+  return server.requests.find((r) => r.script === script && r.at >= since && (!running || r.endedAt === undefined));
+}
