@@ -19,6 +19,7 @@ import { loadConfig } from '../config.js';
 import { EventFeed } from './events.js';
 import type { Receipt } from '../store/queue.js';
 import { configDir } from '../paths.js';
+import { quote } from '../tmux/quote.js';
 
 export interface AgentRow {
   /** Working only because subagents or background tasks still run. */
@@ -478,7 +479,14 @@ function restoreHost(sup: Supervisor): RestoreHost<WatchedAgent> {
         return { session: row.session, index: row.windowIndex, agent: row.agent, cwd: row.cwd, conversationId: row.conversationId, exited: row.state === 'exited' };
       }),
     agent: (pane) => sup.agents.get(pane),
-    screen: (a) => a.mirror?.renderText() ?? '',
+    // the screen and some history: tmux's "Pane is dead" line can scroll a short message out of view
+    screen: async (a) => {
+      try {
+        return await sup.run(`capture-pane -p -J -S -200 -t ${quote(a.paneId)}`);
+      } catch {
+        return a.mirror?.renderText() ?? '';
+      }
+    },
     createWindow: (spec) => sup.createWindow(spec),
     respawn: (a, spec) => sup.respawn(a, spec),
     enqueue: (a, text) => void sup.messages.enqueue(a, text),

@@ -79,8 +79,12 @@ export interface RestoreHost<A extends RestoreAgent = RestoreAgent> {
   /** The agent windows watched now. */
   live(): LiveWindow[];
   agent(pane: string): A | undefined;
-  /** The agent's screen as text ('' before the first snapshot). */
-  screen(a: A): string;
+  /**
+   * The agent's screen and recent history as text, taken from tmux now: the mirror of a process
+   * that printed one line and exited can have been seeded after tmux's "Pane is dead" line had
+   * already scrolled that line off the screen.
+   */
+  screen(a: A): Promise<string>;
   createWindow(spec: WindowSpec): Promise<CreatedWindow>;
   respawn(a: A, spec: RespawnSpec): Promise<void>;
   enqueue(a: A, text: string): void;
@@ -272,7 +276,8 @@ function outcome<A extends RestoreAgent>(host: RestoreHost<A>, pane: string): Pr
 }
 
 function lastLine(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  // tmux's own line on a remain-on-exit pane ("Pane is dead (status 1, …)") says nothing of why
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l && !/^Pane is dead\b/.test(l));
   return (lines[lines.length - 1] ?? '').slice(0, 160);
 }
 
@@ -283,7 +288,7 @@ async function checkResume<A extends RestoreAgent>(host: RestoreHost<A>, env: Re
   if (seen === 'gone') return;
   const a = host.agent(pane);
   if (!a) return;
-  const text = host.screen(a);
+  const text = await host.screen(a);
   const notFound = notFoundOnScreen(w.agent, text);
   let why: string | null = null;
   if (notFound) why = `"${notFound}"`;

@@ -45,7 +45,7 @@ function fakeHost(sessions: string[], behave: (spec: WindowSpec, a: FakeAgent) =
     },
     live: () => [],
     agent: (pane) => agents.get(pane),
-    screen: (a) => a.screen,
+    screen: async (a) => a.screen,
     async createWindow(spec) {
       if (fail.has(spec.name)) throw new Error(`tmux refused ${spec.name}`);
       const id = ++n;
@@ -112,7 +112,7 @@ describe('restoreSessions', () => {
     const h = fakeHost(['work'], (spec, a) => {
       if (spec.name === 'nf') a.screen = `No conversation found with session ID: ${ID}\n`;
       if (spec.name === 'dies') {
-        a.screen = 'boom: bad flag\n';
+        a.screen = 'boom: bad flag\n\nPane is dead (status 1, Wed Dec  2 03:00:00 2026)\n';
         a.dead = true;
       }
     });
