@@ -48,6 +48,7 @@ export function register(program: Command): void {
       const tokens = Object.entries(e.tokens ?? {});
       if (tokens.length) out.push(`  tokens: ${tokens.map(([k, t]) => `${k}=${t}`).join(', ')}`);
       if (v.hookPhase) out.push(`  hooks: last phase ${v.hookPhase}`);
+      if (v.status) out.push(`  status file: ${v.status.status}${v.status.waitingFor ? ` (${v.status.waitingFor})` : ''} for ${age(e.now - v.status.at)}${v.status.file ? `, ${v.status.file}` : ''}`);
       if (v.subagents || v.backgroundTasks) out.push(`  running in background: ${v.subagents} subagent(s), ${v.backgroundTasks} task(s)`);
       if (v.report) out.push(`  report: ${v.report.state} from ${v.report.source} (${v.report.class})${v.report.message ? `: ${v.report.message}` : ''}`);
       if (v.conversationId) out.push(`  conversation: ${v.conversationId} (from ${v.conversationFrom})`);

@@ -5,7 +5,8 @@ import type { AgentState, EngineState } from '../types.js';
 import type { HookFact } from '../integrations/events/types.js';
 import {
   ANSWERED_MS, BACKGROUND_STALE_MS, DISMISSED_WORK_MS, DONE_IDLE_MS, DONE_UNCHANGED_MS, FALLBACK_IDLE_MS,
-  HOOK_IDLE_CONTRADICTED_MS, INTERRUPTED_IDLE_MS, PENDING_IDLE_HOLD_MS, STARTUP_GRACE_MS,
+  HOOK_IDLE_CONTRADICTED_MS, INTERRUPTED_IDLE_MS, PENDING_IDLE_HOLD_MS, STARTUP_GRACE_MS, STATUS_IDLE_HOLD_MS,
+  STATUS_LATE_END_MS,
 } from './constants.js';
 import {
   KNOWN_AGENTS, SeqBook, START_SOURCES, canonicalAgent, classifySource, mayReplaceSession, parseSeq,
@@ -30,11 +31,25 @@ export interface ScreenEvaluation {
   rule?: string;
 }
 
-export type Authority = 'none' | 'process' | 'screen' | 'hook' | 'report' | 'lifecycle';
+export type Authority = 'none' | 'process' | 'screen' | 'hook' | 'status' | 'report' | 'lifecycle';
 /** launch: nerdr chose it (claude --session-id); guess: a restore resumed "the newest" one. */
 export type ConversationOrigin = 'launch' | 'guess' | 'hook' | 'report';
 export type HookPhase = 'working' | 'blocked' | 'ended' | 'interrupted' | 'background';
 export type ReportState = 'idle' | 'working' | 'blocked' | 'unknown';
+
+/**
+ * What an agent's own status file says (Claude Code's `~/.claude/sessions/<pid>.json`, matched to
+ * the window's process by pid and start time; supervisor/agent-status.ts).
+ */
+export interface AgentStatus {
+  status: 'busy' | 'waiting' | 'idle';
+  /** What it waits for ("permission prompt", "input needed"), with `waiting`. */
+  waitingFor?: string;
+  /** When the agent wrote this status (its own clock, ms): a new write of the same status is news. */
+  updatedAt?: number;
+  /** Where it was read, for `explain`. */
+  file?: string;
+}
 
 export interface PendingTimer {
   /** Stable name, e.g. "startup-grace", "done-confirm", "answered", "interrupted". */
@@ -73,6 +88,8 @@ export interface ArbiterView {
   hookPhase: HookPhase | null;
   screen: { state: EngineState; lastEvaluation: number | null; unchangedSince: number | null; rule: string | null };
   report: { source: string; class: SourceClass; state: ReportState; message: string | null; at: number } | null;
+  /** The agent's status file, when one is read for this window. */
+  status: { status: AgentStatus['status']; waitingFor: string | null; file: string | null; at: number } | null;
 }
 
 export interface ArbiterChange {
@@ -146,7 +163,8 @@ export interface ReleaseReport {
   seq?: unknown;
 }
 
-interface HookState { phase: HookPhase; at: number; why: string }
+/** `from`: a hook fact, or the agent's status file standing in for one (authority `status`). */
+interface HookState { phase: HookPhase; at: number; why: string; from?: 'hook' | 'status' }
 interface Derived { engine: EngineState | 'exited'; authority: Authority; reason: string; quiet: boolean; background: boolean }
 
 const REPORT_STATES = new Set(['idle', 'working', 'blocked', 'unknown']);
@@ -200,6 +218,17 @@ export class Arbiter {
    */
   private stoppedBy: string | null = null;
 
+  // the agent's status file (Claude Code)
+  private status: { s: AgentStatus; at: number } | null = null;
+  /** A hook came from this process: the status file then only fills what hooks cannot say. */
+  private hooksSeen = false;
+  /** When the status file's idle, not a key or a hook, ended the turn as stopped. */
+  private statusStopAt = -Infinity;
+  /** A turn end hook came late for a turn the status file had ended: publish it as a completion. */
+  private lateCompletion = false;
+  /** The status before the last one, to tell a refused dialog (waiting → idle) from a turn end. */
+  private statusPrev: AgentStatus['status'] | null = null;
+
   // reports
   private seqs = new SeqBook();
   /** report_metadata's own counters per source (herdr's metadata_tokens.rs); unsequenced is always fresh. */
@@ -252,6 +281,9 @@ export class Arbiter {
     this.presentation.forgetAgent(this.agent, (s) => classifySource(s, this.agent) !== 'custom');
     this.activeSinceIdle = false;
     this.seenFlag = true;
+    this.status = null;
+    this.statusPrev = null;
+    this.hooksSeen = false;
     return this.advance(now);
   }
 
@@ -262,6 +294,7 @@ export class Arbiter {
     this.resetTurnState();
     this.lifecycle = null;
     if (this.custom && KNOWN_AGENTS.has(this.custom.agent)) this.custom = null;
+    this.status = null;
     this.seqs.clear(); // herdr resets official per-source counters on exit; custom ones restart with the process too
     this.metaSeqs.clear();
     // herdr: an exited agent's metadata goes (its own label's, its official sources')
@@ -288,6 +321,22 @@ export class Arbiter {
     const now = this.clock();
     if (this.proc === 'exited') return this.advance(now); // late events after the exit
     this.applyHook(f, now);
+    return this.advance(now);
+  }
+
+  /**
+   * The agent's status file changed (or was first read; null: it is gone). Where hooks report,
+   * it only says what they cannot: that a turn ended with no turn-end hook (Esc, a refused
+   * permission), and that a dialog is open or answered. Without hooks it stands in for them.
+   */
+  agentStatus(s: AgentStatus | null): ArbiterUpdate {
+    const now = this.clock();
+    if (this.proc === 'exited') return this.advance(now);
+    const old = this.status;
+    // the same status written again (another field changed) is no news; a new write time is
+    const same = s !== null && old !== null && old.s.status === s.status && old.s.updatedAt === s.updatedAt;
+    this.status = s ? { s, at: same ? old.at : now } : null;
+    if (s && !same) this.applyStatus(s, now);
     return this.advance(now);
   }
 
@@ -383,6 +432,7 @@ export class Arbiter {
         rule: this.ev?.rule ?? null,
       },
       report: rep,
+      status: this.status ? { status: this.status.s.status, waitingFor: this.status.s.waitingFor ?? null, file: this.status.s.file ?? null, at: this.status.at } : null,
     };
   }
 
@@ -406,7 +456,10 @@ export class Arbiter {
     this.subagentIds.clear();
     this.anonSubagents = Math.max(0, Math.floor(f.subagents) || 0);
     this.bgTasks = Math.max(0, Math.floor(f.backgroundTasks) || 0);
-    if (f.hook) this.hook = { phase: f.hook.phase, at: now, why: `${f.hook.why} (before the supervisor restarted)` };
+    if (f.hook) {
+      this.hook = { phase: f.hook.phase, at: now, why: `${f.hook.why} (before the supervisor restarted)` };
+      this.hooksSeen = true;
+    }
     if (f.report && REPORT_STATES.has(f.report.state)) {
       this.custom = { source: f.report.source, agent: f.report.agent, state: f.report.state, message: f.report.message, at: now };
     }
@@ -462,6 +515,7 @@ export class Arbiter {
     }
     if (subagent && f.kind !== 'permission' && f.kind !== 'question' && f.kind !== 'answered') return;
     this.lastHookAt = now;
+    this.hooksSeen = true;
 
     const set = (phase: HookPhase, why: string): void => { this.hook = { phase, at: now, why }; };
     const detail = f.detail ? ` (${f.detail})` : '';
@@ -496,6 +550,11 @@ export class Arbiter {
         const subs = this.subagentCount();
         if (subs > 0 || this.bgTasks > 0) {
           set('background', `${f.event}: turn ended but ${subs} subagent(s) and ${this.bgTasks} background task(s) still run`);
+        } else if (this.hook?.from === 'status' && this.hook.phase === 'interrupted' && now - this.statusStopAt <= STATUS_LATE_END_MS) {
+          // the status file's idle came first and was taken as a stop; the turn end says it completed
+          this.stoppedBy = null;
+          this.lateCompletion = true;
+          set('ended', `${f.event}: turn ended`);
         } else if (this.stoppedBy !== null) {
           // a key press is not a completion (docs/state-rules.md)
           set('interrupted', `${f.event}: turn ended after the user stopped it (${this.stoppedBy})`);
@@ -535,6 +594,35 @@ export class Arbiter {
         this.resetTurnState();
         break;
     }
+  }
+
+  // ------------------------------------------------------------------ the status file
+
+  /** A new status from the agent's file (docs/state-rules.md, "The status file"). */
+  private applyStatus(s: AgentStatus, now: number): void {
+    const prev = this.statusPrev;
+    this.statusPrev = s.status;
+    const set = (phase: HookPhase, what: string): void => {
+      this.hook = { phase, at: now, why: `${this.agent} status file: ${what}`, from: 'status' };
+    };
+    const h = this.hook;
+    const waiting = `waiting${s.waitingFor ? ` (${s.waitingFor})` : ''}`;
+    if (!this.hooksSeen) {
+      // no hook from this process (hooks off, or a window nerdr did not wire): the file is the source
+      if (s.status === 'busy') {
+        this.stoppedBy = null;
+        set('working', 'busy');
+      } else if (s.status === 'waiting') set('blocked', waiting);
+      else if (h !== null && h.phase === 'blocked' && prev === 'waiting') {
+        // a dialog that gives way to idle with no work in between was refused (an approval works first)
+        this.stoppedBy = `${this.agent} status file: the dialog was refused`;
+        set('interrupted', 'idle straight after the dialog: it was refused');
+      } else if (h !== null && (h.phase === 'working' || h.phase === 'blocked')) set('ended', 'idle: the turn ended');
+      return;
+    }
+    // with hooks: only what they do not say (an idle with no turn end is held in derive())
+    if (s.status === 'waiting' && (h === null || h.phase === 'working')) set('blocked', waiting);
+    else if (s.status === 'busy' && h?.phase === 'blocked') set('working', 'busy again: the dialog was answered');
   }
 
   // ------------------------------------------------------------------ reports
@@ -721,7 +809,18 @@ export class Arbiter {
     }
     if (visibleBlocker) return d('blocked', 'screen', `a dialog is visible on screen${e?.rule ? ` (${e.rule})` : ''}`);
 
-    const h = this.hook;
+    let h = this.hook;
+    const st = this.status;
+    if (h !== null && this.hooksSeen && st !== null && st.s.status === 'idle' && st.at >= h.at && (h.phase === 'working' || h.phase === 'blocked')) {
+      // the file went idle after the hooks' last word, and no turn end came: the user stopped it
+      const at = st.at + STATUS_IDLE_HOLD_MS;
+      if (now >= at) {
+        const what = h.phase === 'blocked' ? 'the dialog was refused' : 'the turn was stopped';
+        this.stoppedBy = `${this.agent} status file: ${what}`;
+        this.statusStopAt = now;
+        this.hook = h = { phase: 'interrupted', at: now, why: `${this.agent} status file: idle for ${STATUS_IDLE_HOLD_MS / 1000} s with no turn end: ${what}`, from: 'status' };
+      } else timers.push({ name: 'status-idle', at, what: 'the status file says idle: with no turn end by then, the user stopped the turn' });
+    }
     if (h !== null && screenOn && e !== null) {
       const idleCandidate = e.state === 'idle' && !e.visibleWorking;
       const fallbackNoIdle = this.isFallback(e) && !this.hasIdleRules();
@@ -784,12 +883,13 @@ export class Arbiter {
       }
     }
     if (h !== null) {
+      const by: Authority = h.from === 'status' ? 'status' : 'hook';
       switch (h.phase) {
-        case 'working': return d('working', 'hook', h.why);
-        case 'blocked': return d('blocked', 'hook', h.why);
-        case 'ended': return d('idle', 'hook', h.why);
-        case 'interrupted': return d('idle', 'hook', h.why, true);
-        case 'background': return d('working', 'hook', h.why, false, true);
+        case 'working': return d('working', by, h.why);
+        case 'blocked': return d('blocked', by, h.why);
+        case 'ended': return d('idle', by, h.why);
+        case 'interrupted': return d('idle', by, h.why, true);
+        case 'background': return d('working', by, h.why, false, true);
       }
     }
     return this.screenResult();
@@ -812,6 +912,11 @@ export class Arbiter {
 
     const prevEngine = this.pubEngine;
     const prevState = this.pubState;
+    if (this.lateCompletion) {
+      // a turn end after the status file had called the turn stopped: it completed after all
+      this.lateCompletion = false;
+      if (dv.engine === 'idle' && prevEngine === 'idle' && !dv.quiet) this.seenFlag = false;
+    }
     if (dv.engine === 'idle') {
       if (prevEngine !== 'idle') {
         // Completion: idle reached after work (not the first idle after startup, not an idle the

@@ -23,3 +23,9 @@ export const HOOK_IDLE_CONTRADICTED_MS = 2000;
 /** Background phase (turn ended, subagents/background tasks remain): with counted subagents still running,
  *  only an idle screen unchanged this long ends it (a missed SubagentStop must not pin "working" forever). */
 export const BACKGROUND_STALE_MS = 20000;
+/** Claude's status file says idle while the hooks still say working or blocked: a turn end hook
+ *  (Stop) that is on its way gets this long before the turn counts as stopped by the user. Claude
+ *  runs its Stop hooks before it writes idle, so the wait is for the delivery only. */
+export const STATUS_IDLE_HOLD_MS = 1500;
+/** A turn end hook this soon after the status file's idle was taken as a stop: it was a completion. */
+export const STATUS_LATE_END_MS = 10000;

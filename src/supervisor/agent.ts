@@ -7,7 +7,7 @@ import type { AgentState } from '../types.js';
 import type { Reply } from '../tmux/client.js';
 import { Mirror } from '../mirror/mirror.js';
 import { buildSeed, resumeAndSnapshotCommands } from '../mirror/seed.js';
-import { Arbiter, type ArbiterUpdate, type PersistedFacts } from '../state/index.js';
+import { Arbiter, type AgentStatus, type ArbiterUpdate, type PersistedFacts } from '../state/index.js';
 import { detectSnapshot, type Detection, type LoadedManifest } from '../detect/index.js';
 import { PaneProber, type ProberEvent, type ProberStep } from '../detect/prober.js';
 import type { Identification } from '../detect/identify.js';
@@ -49,7 +49,8 @@ export class WatchedAgent {
   readonly argv: string[];
   /** The user's own launch arguments, without nerdr's wiring. */
   readonly args: string[];
-  readonly panePid: number;
+  /** The pane's process (a respawn or a later scan gives the new one). */
+  panePid: number;
   /** The worktree nerdr made for this window, its branch and base; null for none. */
   readonly worktree: string | null;
   readonly branch: string | null;
@@ -206,6 +207,7 @@ export class WatchedAgent {
     this._links = p.links;
     this._name = p.name;
     this._windowId = p.windowId;
+    if (p.panePid) this.panePid = p.panePid;
     if (moved) this.host.changed(this);
     if (p.dead !== this._dead) this.setDead(p.dead, p.deadStatus);
     // tmux 3.3a sometimes learns an exit status late: take it when it comes
@@ -288,8 +290,9 @@ export class WatchedAgent {
    * conversation, a new secret. Marked alive here, so the dead → alive change tmux shows later
    * is no second start.
    */
-  respawned(secretHash: string): void {
+  respawned(secretHash: string, panePid: number): void {
     this._secretHash = secretHash;
+    if (panePid) this.panePid = panePid;
     this.setDead(false, '');
   }
 
@@ -400,6 +403,12 @@ export class WatchedAgent {
   /** A hook event, mapped to a fact. */
   hookFact(fact: HookFact): void {
     this.apply(this._arbiter.hookFact(fact));
+  }
+
+  /** The agent's own status file changed (supervisor/agent-status.ts); null: it is gone. */
+  agentStatus(status: AgentStatus | null): void {
+    if (this._dead) return;
+    this.apply(this._arbiter.agentStatus(status));
   }
 
   /** The user has looked at the window (docs/state-rules.md: seen). */

@@ -31,6 +31,7 @@ import { TmuxCommandError } from '../errors.js';
 import { sleep, systemClock, type Clock, type Timer } from './clock.js';
 import { RpcError } from './socket/errors.js';
 import { stripControl } from './socket/sanitize.js';
+import { AgentStatusWatcher } from './agent-status.js';
 import { callerEnvironment, exitChannel, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
 import { ExitMarkers } from './exit-marker.js';
 import { serverBinary } from '../tmux/server.js';
@@ -85,6 +86,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   readonly messages: Messenger;
   readonly notifier: Notifier;
   private readonly saver: SessionSaver;
+  /** The agents' own status files (Claude Code's sessions/<pid>.json). */
+  readonly statusFiles: AgentStatusWatcher;
   /** What every window is given: the channel, the clock, the rules, and where it reports. */
   private readonly host: WindowHost;
   private stopping = false;
@@ -149,6 +152,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       log: opts.log,
     });
     this.on('change', () => this.saver.schedule());
+    this.statusFiles = new AgentStatusWatcher({
+      clock: this.clock,
+      log: opts.log,
+      deliver: (pane, status) => this.agents.get(pane)?.agentStatus(status),
+    });
+    // a window that becomes (or stops being) a Claude one, restarts or goes: its status file follows
+    this.on('change', (a) => {
+      if (this.agents.get(a.paneId) === a) this.statusFiles.track(a);
+      else this.statusFiles.forget(a.paneId, false);
+    });
     this.host = {
       clock: this.clock,
       log: opts.log,
@@ -498,8 +511,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const secret = newSecret();
     const env = { ...callerEnvironment(spec.callerEnv), ...agentEnv(a.agent, secret, this.socketPath), ...spec.env };
     await this.runAll(respawnCommands(a.paneId, a.windowId, a.cwd, spec.argv, env, hashSecret(secret), this.tmux.exitGuard ? this.tmuxBin : null));
-    // marked alive here, so the dead → alive change tmux shows later is no second start
-    a.respawned(hashSecret(secret));
+    // marked alive here, so the dead → alive change tmux shows later is no second start; the
+    // new process's pid is what the prober, the spool's start check and the status file look at
+    const pid = Number((await this.run(command('display', '-p', '-t', a.paneId, '#{pane_pid}')).catch(() => '')).trim()) || 0;
+    a.respawned(hashSecret(secret), pid);
     if (spec.conversationId) this.setConversation(a, spec.conversationId, 'launch');
     if (spec.note) this.setNote(a, spec.note);
   }
@@ -572,6 +587,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.scanTimer?.cancel();
     this.views.dispose();
     this.saver.dispose();
+    this.statusFiles.dispose();
     for (const a of this.agents.values()) a.dispose();
     this.lights.dispose();
     const channel = this.channel;

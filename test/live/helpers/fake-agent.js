@@ -9,12 +9,18 @@
 //                                                named in it (a path) is drawn instead
 //   FAKE_AGENT_ARGV_LOG=/path/to/file            optional: the argv it was started with, as JSON
 //   FAKE_AGENT_INPUT_LOG=/path/to/file           optional: every byte it reads is appended there
+//   FAKE_AGENT_STATUS_CONTROL=/path/to/file      optional: it keeps a status file as Claude Code
+//                                                2.1.3xx does, <$CLAUDE_CONFIG_DIR or
+//                                                ~/.claude>/sessions/<pid>.json with its pid
+//                                                and start ticks, rewritten in place with the fields
+//                                                of this file (JSON: status, waitingFor) on each change
 //
 // Input is read (raw mode) and ignored: the screen never changes on a key (so a message typed
 // into it is never confirmed). Bracketed paste is switched on, as real agents do.
 // `… app-server …` (what nerdr runs to ask codex about hook trust) exits at once: no answer.
 
-import { appendFileSync, readFileSync, watchFile } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, unlinkSync, watchFile, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const screenFile = process.env.FAKE_AGENT_SCREEN;
 if (!screenFile) {
@@ -53,6 +59,37 @@ if (control) {
       return;
     }
     draw();
+  });
+}
+
+const statusControl = process.env.FAKE_AGENT_STATUS_CONTROL;
+if (statusControl) {
+  const dir = join(process.env.CLAUDE_CONFIG_DIR || join(process.env.HOME || '/nonexistent', '.claude'), 'sessions');
+  mkdirSync(dir, { recursive: true });
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const procStart = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  const file = join(dir, `${process.pid}.json`);
+  let last = '';
+  const write = () => {
+    let fields;
+    try {
+      const text = readFileSync(statusControl, 'utf8');
+      if (text === last) return;
+      fields = JSON.parse(text);
+      last = text;
+    } catch {
+      return;
+    }
+    writeFileSync(file, JSON.stringify({ pid: process.pid, sessionId: 'fake', procStart, version: 'fake', ...fields, statusUpdatedAt: Date.now() }));
+  };
+  watchFile(statusControl, { interval: 50 }, write);
+  write();
+  process.on('exit', () => {
+    try {
+      unlinkSync(file);
+    } catch {
+      // gone already
+    }
   });
 }
 
