@@ -13,8 +13,12 @@ import { assertBuilt, NERDR_BIN, run, tmuxAvailable } from './helpers/env.js';
 
 const PINNED = AGENTS.claude!.proven[0]!;
 
-/** tmux servers and scratch folders of selftest runs, to see that a run leaves none behind. */
-function selftestLeftovers(): string[] {
+/**
+ * What a selftest run of this id left: its tmux server's socket, and its scratch folder (a
+ * /tmp/nerdr-selftest-* holding `<agent>-<id>`). Only this run's: a user's own selftest may run
+ * beside the test.
+ */
+function selftestLeftovers(id: string): string[] {
   const sockets = path.join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid?.() ?? 0}`);
   const list = (d: string): string[] => {
     try {
@@ -23,7 +27,8 @@ function selftestLeftovers(): string[] {
       return [];
     }
   };
-  return [...list(sockets).filter((n) => n.startsWith('nerdr-selftest-')), ...list(os.tmpdir()).filter((n) => n.startsWith('nerdr-selftest-'))];
+  const scratch = list(os.tmpdir()).filter((n) => n.startsWith('nerdr-selftest-') && list(path.join(os.tmpdir(), n)).some((k) => k.endsWith(`-${id}`)));
+  return [...list(sockets).filter((n) => n === `nerdr-selftest-${id}`), ...scratch];
 }
 
 describe.skipIf(!tmuxAvailable)('nerdr selftest', () => {
@@ -47,7 +52,6 @@ describe.skipIf(!tmuxAvailable)('nerdr selftest', () => {
 
   it('proves the installed Claude Code: every light right, the table on stdout, screens kept, nothing left running', async () => {
     expect(claudeProblem).toBe('');
-    const before = selftestLeftovers();
     const r = await run(process.execPath, [NERDR_BIN, 'selftest', 'claude'], { env: { ...env, PATH: `${BIN_DIR}:${env.PATH}` }, timeoutMs: 300_000 });
     const out = r.stdout;
     expect(r.code, `${out}\n${r.stderr}`).toBe(0);
@@ -78,7 +82,9 @@ describe.skipIf(!tmuxAvailable)('nerdr selftest', () => {
     // the user's HOME was not touched: the agent ran in a scratch one
     expect(existsSync(path.join(home, '.claude.json'))).toBe(false);
     expect(existsSync(path.join(home, '.claude'))).toBe(false);
-    expect(selftestLeftovers()).toEqual(before);
+    const id = /-L nerdr-selftest-([0-9a-f]+)\)/.exec(r.stderr)?.[1];
+    expect(id).toBeTruthy();
+    expect(selftestLeftovers(id!)).toEqual([]);
   }, 320_000);
 
   it('says plainly what cannot be driven, with exit 2', async () => {
