@@ -17,6 +17,7 @@ import { omp } from './omp.js';
 import { opencode } from './opencode.js';
 import { kilo } from './kilo.js';
 import { pi } from './pi.js';
+import { qwen } from './qwen.js';
 import { AGENT_IDS, SCREEN_ONLY, type AgentId, type AgentIntegration } from './types.js';
 import type { AgentWiring } from './modes.js';
 
@@ -29,6 +30,7 @@ export const INTEGRATIONS: Readonly<Record<AgentId, AgentIntegration>> = {
   kilo,
   copilot,
   gemini,
+  qwen,
   cursor,
   agy,
   grok,

@@ -13,7 +13,7 @@ import type { FileIntegration } from './install.js';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import type { AgentWiring } from './modes.js';
 
-export const AGENT_IDS = ['claude', 'codex', 'opencode', 'kilo', 'copilot', 'gemini', 'cursor', 'agy', 'grok', 'amp', 'droid', 'pi', 'omp', 'demo'] as const;
+export const AGENT_IDS = ['claude', 'codex', 'opencode', 'kilo', 'copilot', 'gemini', 'qwen', 'cursor', 'agy', 'grok', 'amp', 'droid', 'pi', 'omp', 'demo'] as const;
 /** The agents `nerdr new` starts. */
 export type AgentId = (typeof AGENT_IDS)[number];
 

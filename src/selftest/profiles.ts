@@ -28,6 +28,8 @@ export interface AgentProfile {
   answerKeys: string[];
   /** Phases this agent has nothing for (with the reason). */
   notApplicable: Record<string, string>;
+  /** The agent asks before it starts a subagent (a permission dialog, answered with approveKeys). */
+  subagentAsks?: boolean;
 }
 
 const write = (file: string, text: string): void => {
@@ -273,5 +275,45 @@ export const kilo: AgentProfile = {
   notApplicable: {},
 };
 
+export const qwen: AgentProfile = {
+  agent: 'qwen',
+  startServer: (o) => startOpenAIChat(o),
+  runOptions: (server) => ({
+    agent: 'qwen',
+    // an OpenAI-compatible endpoint needs no sign-in; Qwen 0.24 starts in its "auto" mode (a
+    // classifier model decides each call), so the mode that asks is named
+    args: ['--auth-type', 'openai', '--approval-mode', 'default'],
+    env: { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: API_KEY, OPENAI_MODEL: 'gpt-fake', QWEN_TELEMETRY_ENABLED: 'false', QWEN_USAGE_STATISTICS_ENABLED: 'false' },
+    // no update check or telemetry; the follow-up suggestion and memory requests it sends after a
+    // turn are off, so the fake model's log holds the turns alone
+    configure: (home) =>
+      write(
+        path.join(home, '.qwen', 'settings.json'),
+        JSON.stringify(
+          {
+            general: { enableAutoUpdate: false },
+            privacy: { usageStatisticsEnabled: false },
+            telemetry: { enabled: false },
+            ui: { autoModeAcknowledged: true, enableFollowupSuggestions: false },
+            memory: { enableManagedAutoMemory: false },
+          },
+          null,
+          2,
+        ) + '\n',
+      ),
+  }),
+  readyText: /Type your message or @path\/to\/file/,
+  startupDialogs: [],
+  approveKeys: ['Enter'],
+  denyKeys: ['Escape'],
+  interruptKeys: ['Escape'],
+  answerKeys: ['Down', 'Enter'],
+  notApplicable: {
+    'the nerdr skill reaches the model': 'nerdr does not hand Qwen Code its skill yet (`nerdr skill` prints it, to paste into QWEN.md)',
+  },
+  // "Do you want to proceed?" before its agent tool runs, as before a shell command
+  subagentAsks: true,
+};
+
 /** Every agent nerdr can drive against a fake model server, by name. */
-export const PROFILES: Record<string, AgentProfile> = { claude, codex, opencode, copilot, gemini, kilo };
+export const PROFILES: Record<string, AgentProfile> = { claude, codex, opencode, copilot, gemini, kilo, qwen };

@@ -568,9 +568,12 @@ export class Arbiter {
         set('interrupted', `${f.event}: turn interrupted by the user`);
         break;
       case 'notification-idle':
-        if (this.hook === null || this.hook.phase === 'working' || this.hook.phase === 'blocked') {
-          set('ended', `${f.event}: agent says it waits for input`);
-        }
+        if (this.hook !== null && (this.hook.phase === 'working' || this.hook.phase === 'blocked')) {
+          // waiting for input with no turn end: the turn was stopped (Qwen's Esc sends only this;
+          // Claude's comes a minute after a turn that ended without a Stop)
+          this.stoppedBy ??= `${f.event}: waits for input with no turn end`;
+          set('interrupted', `${f.event}: the agent waits for input and no turn end came: the turn was stopped`);
+        } else if (this.hook === null) set('ended', `${f.event}: agent says it waits for input`);
         break;
       case 'subagent-start':
         if (f.subagentId !== undefined) this.subagentIds.add(f.subagentId);

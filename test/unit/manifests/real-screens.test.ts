@@ -31,9 +31,11 @@ describe('real screens classify to their true state', () => {
       const raw = fs.readFileSync(path.join(e.dir, `${e.screen}.txt`), 'utf8');
       const r = detectRawScreen(loaded!, raw);
       expect({ state: r.state, rule: r.rule }).toMatchObject({ state: expected });
-      // Real screens are clear evidence: the winner should be a visible rule, never the fallback.
+      // Real screens are clear evidence: the winner should be a visible rule, never the fallback
+      // (a screen that is not ready yet, as Qwen's "Initializing...", by a rule of its own)
       expect(r.fallbackReason).toBeNull();
-      expect(r.visibleIdle || r.visibleBlocker || r.visibleWorking).toBe(true);
+      if (expected === 'unknown') expect(r.rule).toBeTruthy();
+      else expect(r.visibleIdle || r.visibleBlocker || r.visibleWorking).toBe(true);
     });
   }
 });

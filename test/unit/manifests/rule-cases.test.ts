@@ -59,6 +59,14 @@ const CASES: Record<string, Record<string, Cases>> = {
     block_bar_working: { match: ['real:opencode/02-working-spinner'], noMatch: ['real:opencode/01-startup-idle'] },
     input_box_idle: { match: ['real:opencode/01-startup-idle', 'real:opencode/09-interrupted'], noMatch: ['real:opencode/02-working-spinner', 'real:opencode/04-permission-bash'] },
   },
+  qwen: {
+    confirmation_dialog: { match: ['recon:qwen/captured-permission-prompt', 'recon:qwen/captured-question', 'recon:qwen/captured-subagent-permission', 'recon:qwen/captured-permission-prompt-auto-mode'], noMatch: ['recon:qwen/captured-ready', 'recon:qwen/captured-after-deny'] },
+    permission_options: { match: ['recon:qwen/captured-permission-prompt', 'recon:qwen/captured-question'], noMatch: ['recon:qwen/captured-after-deny', 'recon:qwen/captured-working-after-approval'] },
+    spinner_esc_to_cancel: { match: ['recon:qwen/captured-working-before-first-token', 'recon:qwen/captured-working-streaming', 'recon:qwen/captured-subagent-running'], noMatch: ['recon:qwen/captured-after-interrupt', 'recon:qwen/captured-done'] },
+    steer_footer_working: { match: ['recon:qwen/captured-working-streaming', 'recon:qwen/captured-working-after-approval'], noMatch: ['recon:qwen/captured-done', 'recon:qwen/captured-after-interrupt-later'] },
+    initializing: { match: ['recon:qwen/captured-initializing'], noMatch: ['recon:qwen/captured-ready'] },
+    input_box_idle: { match: ['recon:qwen/captured-ready', 'recon:qwen/captured-done', 'recon:qwen/captured-after-deny', 'recon:qwen/captured-after-interrupt', 'recon:qwen/captured-after-interrupt-later', 'recon:qwen/captured-done-after-answer'], noMatch: ['recon:qwen/captured-working-streaming', 'recon:qwen/captured-permission-prompt', 'recon:qwen/captured-initializing'] },
+  },
   kilo: {
     permission_required: { match: ['recon:kilo/captured-permission-prompt'], noMatch: ['recon:kilo/captured-reject-reason-form', 'recon:kilo/captured-after-deny'] },
     reject_reason_form: { match: ['recon:kilo/captured-reject-reason-form'], noMatch: ['recon:kilo/captured-permission-prompt', 'recon:kilo/captured-ready'] },

@@ -1,0 +1,117 @@
+// Qwen Code (`qwen`, a Gemini CLI fork with Claude-style hooks). Hooks are handed per launch in a
+// system settings file named by QWEN_CODE_SYSTEM_SETTINGS_PATH: nerdr writes one under
+// <state>/launch/qwen/ holding the machine's own system settings (/etc/qwen-code/settings.json, or
+// the file that variable already named) with nerdr's hooks added, so nothing of the user's is
+// replaced and nothing goes into ~/.qwen. Qwen 0.24 reads that file whoever owns it and runs its
+// hooks in any folder (tested offline: docs/agents.md). `--session-id <uuid>` unless the user
+// resumes or names one, so the conversation is known before the first hook and can be resumed.
+
+import path from 'node:path';
+import type { LaunchPlan, PlanInput } from './launch.js';
+import { flagValue, hasFlag, hookCommand, isObj, launchFile, newUuid, parseJson, readText, UUID_RE } from './common.js';
+import { mapQwen } from './events/qwen.js';
+import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
+
+/** The events nerdr listens to (Qwen Code 0.24's names; matchers as Claude's). */
+export const QWEN_EVENTS: { event: string; matcher?: string }[] = [
+  { event: 'SessionStart' },
+  { event: 'UserPromptSubmit' },
+  { event: 'PreToolUse', matcher: '*' },
+  { event: 'PermissionRequest', matcher: '*' },
+  { event: 'PostToolUse', matcher: '*' },
+  { event: 'PostToolUseFailure', matcher: '*' },
+  { event: 'PostToolBatch' },
+  { event: 'Notification' },
+  { event: 'Stop' },
+  { event: 'StopFailure' },
+  { event: 'SubagentStart' },
+  { event: 'SubagentStop' },
+  { event: 'PreCompact' },
+  { event: 'SessionEnd' },
+];
+
+/** Where Qwen reads system settings when the variable is not set (Linux). */
+export const QWEN_SYSTEM_SETTINGS = '/etc/qwen-code/settings.json';
+export const QWEN_SETTINGS_ENV = 'QWEN_CODE_SYSTEM_SETTINGS_PATH';
+
+const SUBCOMMANDS = new Set(['mcp', 'extensions', 'extension', 'sessions', 'auth', 'hooks', 'channel', 'review']);
+
+type Group = { matcher?: string; hooks: Record<string, unknown>[] };
+
+export function qwenHooks(nerdrBin: string): Record<string, Group[]> {
+  const hooks: Record<string, Group[]> = {};
+  for (const { event, matcher } of QWEN_EVENTS) {
+    hooks[event] = [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command: hookCommand(nerdrBin, 'qwen'), name: `nerdr-${event}`, timeout: 10 }] }];
+  }
+  return hooks;
+}
+
+/** The system settings with nerdr's hooks after any there are. Pure. */
+export function qwenSystemSettings(system: Record<string, unknown>, nerdrBin: string): Record<string, unknown> {
+  const hooks: Record<string, unknown> = isObj(system['hooks']) ? { ...(system['hooks'] as Record<string, unknown>) } : {};
+  for (const [event, groups] of Object.entries(qwenHooks(nerdrBin))) {
+    const existing = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
+    hooks[event] = [...existing, ...groups];
+  }
+  return { ...system, hooks };
+}
+
+export function planQwen(p: PlanInput): LaunchPlan {
+  const { ctx, notes } = p;
+  const args = p.args;
+  const files: string[] = [];
+  const env: Record<string, string> = {};
+  if (args[0] !== undefined && SUBCOMMANDS.has(args[0])) return { argv: [...p.command, ...args], env, notes, wiring: 'off', files };
+  if (hasFlag(args, ['-v', '--version', '-h', '--help', '-p', '--prompt'])) return { argv: [...p.command, ...args], env, notes, wiring: 'off', files };
+
+  const flags: string[] = [];
+  let conversationId: string | undefined;
+  const given = flagValue(args, ['--session-id']);
+  const resume = flagValue(args, ['-r', '--resume'], 'optional');
+  if (given) conversationId = given;
+  else if (resume !== undefined || hasFlag(args, ['-c', '--continue'])) {
+    if (resume && UUID_RE.test(resume)) conversationId = resume;
+  } else {
+    conversationId = newUuid();
+    flags.push('--session-id', conversationId);
+  }
+
+  let mode = p.mode;
+  if (mode !== 'off') {
+    const systemFile = p.env[QWEN_SETTINGS_ENV] || QWEN_SYSTEM_SETTINGS;
+    const text = readText(systemFile);
+    const parsed = text === undefined ? {} : parseJson(text);
+    if (!isObj(parsed)) {
+      notes.push(`could not read Qwen's system settings ${systemFile}: nerdr's hooks not added (they would hide it); read from the screen only`);
+      mode = 'off';
+    } else {
+      const file = launchFile(ctx.stateDir, 'qwen', 'settings', 'json', JSON.stringify(qwenSystemSettings(parsed, ctx.nerdrBin), null, 2) + '\n');
+      files.push(file);
+      env[QWEN_SETTINGS_ENV] = file;
+    }
+  }
+  return { argv: [...p.command, ...flags, ...args], env, ...(conversationId ? { conversationId } : {}), notes, wiring: mode, files };
+}
+
+export const qwen: AgentIntegration = {
+  id: 'qwen',
+  description: 'Qwen Code',
+  command: ['qwen'],
+  npm: '@qwen-code/qwen-code',
+  proven: ['0.24.4'],
+  wiring: { modes: ['launch', 'off'], default: 'launch' },
+  plan: planQwen,
+  hooks: { map: mapQwen },
+  files: null,
+  launchWiring: `${QWEN_SETTINGS_ENV}=<state>/launch/qwen/settings-*.json (the system settings plus nerdr's hooks) + --session-id`,
+  resume: {
+    args: flagThenId('--resume'),
+    continue: ['--continue'],
+    guessNewest: false,
+    strip: { value: ['--session-id'], optional: ['-r', '--resume'], bare: ['-c', '--continue'] },
+    idFlags: [['--session-id'], ['-r', '--resume']],
+    idSubcommand: null,
+    notFound: null,
+  },
+  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
+};
