@@ -36,18 +36,66 @@ interface Body {
   tools?: { name: string }[];
   output_config?: { format?: unknown };
   stream?: boolean;
+  safeguards?: { type?: string }[];
 }
 
-export function chooseScript(body: Body): Script {
-  if (!body.tools || body.tools.length === 0) return 'title';
+/** The human text of the last user message, and its blocks. */
+function lastHuman(body: Body): { human: string; blocks: Block[] } | null {
   const last = [...(body.messages ?? [])].reverse().find((m) => m.role === 'user');
-  if (!last) return 'text';
+  if (!last) return null;
   const blocks: Block[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
   const human = blocks
     .filter((b) => b.type === 'text' && typeof b.text === 'string')
     .map((b) => humanText(b.text!))
     .filter((t) => t !== '')
     .join('\n');
+  return { human, blocks };
+}
+
+/**
+ * Claude Code's auto mode asks the server to judge each tool call: the request carries
+ * `safeguards: [{type: "dangerous_tool_use", …}]` (beta dangerous-tool-use-2026-09-03) and reads the
+ * verdict from `safeguard_results` in the reply's message_delta. AUTO_BLOCK or AUTO_ASK in the
+ * turn's prompt: every call is flagged (auto mode refuses it); with AUTO_ASK the model tries again
+ * after each refusal, until auto mode stops refusing and asks the user (three in a row). Otherwise
+ * no verdict is given, and Claude 2.1.332 runs the call.
+ */
+function safeguardVerdict(body: Body, toolIds: string[]): unknown[] | undefined {
+  if (!Array.isArray(body.safeguards) || !body.safeguards.some((s) => s?.type === 'dangerous_tool_use') || toolIds.length === 0) return undefined;
+  const prompt = turnPrompt(body);
+  if (!prompt.includes('AUTO_BLOCK') && !prompt.includes('AUTO_ASK')) return undefined;
+  const tool_uses = Object.fromEntries(toolIds.map((id) => [id, { type: 'evaluated', outcome: 'flagged', explanation: '[Irreversible Local Destruction] the fake model server flags this call (AUTO_BLOCK)' }]));
+  return [{ type: 'dangerous_tool_use', status: { type: 'available', tool_uses } }];
+}
+
+/** The human text of the turn: the last user message that has some (tool results have none). */
+function turnPrompt(body: Body): string {
+  const msgs = body.messages ?? [];
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    if (msgs[i]!.role !== 'user') continue;
+    const h = lastHuman({ messages: [msgs[i]!] })?.human ?? '';
+    if (h.trim()) return h;
+  }
+  return '';
+}
+
+/** Tool results since the turn's prompt. */
+function toolResultsThisTurn(body: Body): number {
+  let n = 0;
+  for (const m of [...(body.messages ?? [])].reverse()) {
+    if (m.role !== 'user') continue;
+    if (typeof m.content === 'string') break;
+    if (m.content.some((b) => b.type === 'text' && humanText(b.text ?? '').trim())) break;
+    n += m.content.filter((b) => b.type === 'tool_result').length;
+  }
+  return n;
+}
+
+export function chooseScript(body: Body): Script {
+  if (!body.tools || body.tools.length === 0) return 'title';
+  const last = lastHuman(body);
+  if (!last) return 'text';
+  const { human, blocks } = last;
   // After a denied tool the rejected result and the next prompt share one message: the human text wins.
   if (human.trim()) return scriptFor(human);
   if (blocks.some((b) => b.type === 'tool_result')) return 'after-tool';
@@ -76,8 +124,11 @@ async function stream(req: LoggedRequest, res: SseResponse, timing: Timing): Pro
     res.event('content_block_stop', { type: 'content_block_stop', index });
     index++;
   };
+  const toolIds: string[] = [];
   const toolUse = async (name: string, input: unknown): Promise<void> => {
-    res.event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: id('toolu'), name, input: {} } });
+    const toolId = id('toolu');
+    toolIds.push(toolId);
+    res.event('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolId, name, input: {} } });
     for (const p of chunks(JSON.stringify(input), 24)) {
       if (res.closed) return;
       res.event('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: p } });
@@ -126,10 +177,21 @@ async function stream(req: LoggedRequest, res: SseResponse, timing: Timing): Pro
       stop = 'tool_use';
       break;
     }
+    case 'after-tool':
+      if (turnPrompt(body).includes('AUTO_ASK') && toolResultsThisTurn(body) < 3) {
+        // refused by auto mode: the model tries the same call again
+        await res.sleep(300);
+        await toolUse('Bash', { command: BASH_COMMAND, description: BASH_DESCRIPTION });
+        stop = 'tool_use';
+        break;
+      }
+      await sayText(script, res, timing, text);
+      break;
     default:
       await sayText(script, res, timing, text);
   }
-  res.event('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: outTokens } });
+  const verdict = safeguardVerdict(body, toolIds);
+  res.event('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null, ...(verdict ? { safeguard_results: verdict } : {}) }, usage: { output_tokens: outTokens } });
   res.event('message_stop', { type: 'message_stop' });
 }
 
