@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { flagValue, hasFlag, hookCommand, isObj, launchFile, newUuid, parseJson, readText, UUID_RE } from './common.js';
 import { mapQwen } from './events/qwen.js';
+import { mergeClaudeSettings } from './claude.js';
 import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
 
 /** The events nerdr listens to (Qwen Code 0.24's names; matchers as Claude's). */
@@ -46,14 +47,9 @@ export function qwenHooks(nerdrBin: string): Record<string, Group[]> {
   return hooks;
 }
 
-/** The system settings with nerdr's hooks after any there are. Pure. */
+/** The system settings with nerdr's hooks after any there are (the same merge as Claude's). Pure. */
 export function qwenSystemSettings(system: Record<string, unknown>, nerdrBin: string): Record<string, unknown> {
-  const hooks: Record<string, unknown> = isObj(system['hooks']) ? { ...(system['hooks'] as Record<string, unknown>) } : {};
-  for (const [event, groups] of Object.entries(qwenHooks(nerdrBin))) {
-    const existing = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];
-    hooks[event] = [...existing, ...groups];
-  }
-  return { ...system, hooks };
+  return mergeClaudeSettings(system, { hooks: qwenHooks(nerdrBin) });
 }
 
 export function planQwen(p: PlanInput): LaunchPlan {
