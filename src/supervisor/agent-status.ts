@@ -109,8 +109,8 @@ interface Tracked {
 
 export class AgentStatusWatcher {
   private readonly tracked = new Map<string, Tracked>();
-  /** One fs.watch per folder, with the files wanted in it. */
-  private readonly dirs = new Map<string, { watcher: fs.FSWatcher; wanted: Map<string, () => void> }>();
+  /** One fs.watch per folder, with the files wanted in it: what to do on a change, and on a lost watch. */
+  private readonly dirs = new Map<string, { watcher: fs.FSWatcher; wanted: Map<string, { changed: () => void; lost: () => void }> }>();
   private disposed = false;
 
   constructor(private readonly opts: StatusWatchOptions) {}
@@ -140,7 +140,7 @@ export class AgentStatusWatcher {
     if (t.delivered && deliverNull) this.opts.deliver(paneId, null);
   }
 
-  /** The windows whose file is being read (for `explain` and the tests). */
+  /** The windows whose file is being read, and where (the tests; `explain` shows the arbiter's). */
   files(): Map<string, string> {
     const out = new Map<string, string>();
     for (const [pane, t] of this.tracked) if (t.file) out.set(pane, t.file);
@@ -236,26 +236,26 @@ export class AgentStatusWatcher {
         this.opts.log('warn', `cannot watch ${dir}: ${(err as Error).message}; its status files are not read`);
         return;
       }
-      const entry = { watcher, wanted: new Map<string, () => void>() };
+      const entry = { watcher, wanted: new Map<string, { changed: () => void; lost: () => void }>() };
       watcher.on('change', (_type, file) => {
         const f = typeof file === 'string' ? file : file?.toString();
-        if (f) entry.wanted.get(f)?.();
-        else for (const fn of entry.wanted.values()) fn();
+        if (f) entry.wanted.get(f)?.changed();
+        else for (const w of entry.wanted.values()) w.changed();
       });
+      // the folder went (or the watch broke): each file is looked for again, as for a new process
       watcher.on('error', () => {
         watcher.close();
         this.dirs.delete(dir);
-        for (const fn of entry.wanted.values()) fn();
+        for (const w of [...entry.wanted.values()]) w.lost();
       });
       this.dirs.set(dir, entry);
       d = entry;
     }
     const entry = d;
-    const key = `${name}`;
-    const changed = (): void => this.scheduleRead(paneId, t, READ_DEBOUNCE_MS);
-    entry.wanted.set(key, changed);
+    const mine = { changed: (): void => this.scheduleRead(paneId, t, READ_DEBOUNCE_MS), lost: (): void => this.lose(paneId, t) };
+    entry.wanted.set(name, mine);
     t.stopWatch = () => {
-      if (entry.wanted.get(key) === changed) entry.wanted.delete(key);
+      if (entry.wanted.get(name) === mine) entry.wanted.delete(name);
       if (entry.wanted.size === 0 && this.dirs.get(dir) === entry) {
         entry.watcher.close();
         this.dirs.delete(dir);
@@ -271,24 +271,29 @@ export class AgentStatusWatcher {
     });
   }
 
+  /** The file is gone (the process ended, Claude removed it) or unwatched: look again, as for a new process. */
+  private lose(paneId: string, t: Tracked): void {
+    if (!this.live(paneId, t)) return;
+    this.opts.log('info', `${paneId}: ${t.file ?? 'its status file'} is gone`);
+    this.stop(t);
+    t.file = null;
+    t.pid = null;
+    t.findWait = FIND_FIRST_MS;
+    if (t.delivered) {
+      t.delivered = false;
+      t.last = '';
+      this.opts.deliver(paneId, null);
+    }
+    this.find(paneId, t);
+  }
+
   private read(paneId: string, t: Tracked): void {
     if (!t.file || t.pid === null) return;
     let text: string;
     try {
       text = fs.readFileSync(t.file, 'utf8');
     } catch {
-      // gone (the process ended, or Claude removed it): look again, as for a new process
-      this.opts.log('info', `${paneId}: ${t.file} is gone`);
-      this.stop(t);
-      t.file = null;
-      t.pid = null;
-      t.findWait = FIND_FIRST_MS;
-      if (t.delivered) {
-        t.delivered = false;
-        t.last = '';
-        this.opts.deliver(paneId, null);
-      }
-      this.find(paneId, t);
+      this.lose(paneId, t);
       return;
     }
     if (text === t.last) return;
