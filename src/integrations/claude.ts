@@ -4,7 +4,7 @@
 
 import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
-import { flagValue, hasFlag, homeOf, hookCommand, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, withoutFlag } from './common.js';
+import { flagValue, hasFlag, homeOf, hookCommand, hookGroups, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, withoutFlag, type HookGroup } from './common.js';
 import { mapClaude } from './events/claude.js';
 import { claudeSkillPlugin } from './skill.js';
 import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
@@ -31,15 +31,9 @@ export const CLAUDE_EVENTS: { event: string; matcher?: string }[] = [
 /** Subcommands that are not an interactive session: started as given, no wiring. */
 const SUBCOMMANDS = new Set(['mcp', 'config', 'doctor', 'update', 'upgrade', 'install', 'migrate-installer', 'setup-token', 'plugin', 'plugins', 'auth', 'agents']);
 
-type Group = { matcher?: string; hooks: Record<string, unknown>[] };
-
 /** The settings object passed with --settings. Claude's payloads name their event, so no hint is passed. */
-export function claudeSettings(nerdrBin: string): { hooks: Record<string, Group[]> } {
-  const hooks: Record<string, Group[]> = {};
-  for (const { event, matcher } of CLAUDE_EVENTS) {
-    hooks[event] = [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command: hookCommand(nerdrBin, 'claude'), timeout: 10 }] }];
-  }
-  return { hooks };
+export function claudeSettings(nerdrBin: string): { hooks: Record<string, HookGroup[]> } {
+  return { hooks: hookGroups(CLAUDE_EVENTS, () => ({ type: 'command', command: hookCommand(nerdrBin, 'claude'), timeout: 10 })) };
 }
 
 /** Claude's global config (~/.claude.json, or $CLAUDE_CONFIG_DIR/.claude.json). */
@@ -66,7 +60,7 @@ export function claudeTrusts(env: NodeJS.ProcessEnv, cwd: string): boolean | und
 }
 
 /** Merge nerdr's hooks into a user's own settings object (their hooks first, ours appended). */
-export function mergeClaudeSettings(user: Record<string, unknown>, ours: { hooks: Record<string, Group[]> }): Record<string, unknown> {
+export function mergeClaudeSettings(user: Record<string, unknown>, ours: { hooks: Record<string, HookGroup[]> }): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...user };
   const hooks: Record<string, unknown> = isObj(user['hooks']) ? { ...(user['hooks'] as Record<string, unknown>) } : {};
   for (const [event, groups] of Object.entries(ours.hooks)) {

@@ -221,3 +221,13 @@ export function parseJson(text: string | undefined): unknown {
 export function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** One matcher group of Claude-style hook settings (Claude Code, Qwen Code, Grok Build). */
+export type HookGroup = { matcher?: string; hooks: Record<string, unknown>[] };
+
+/** Claude-style hook settings: per event one group (with its matcher) holding the one hook `hook` gives. */
+export function hookGroups(events: { event: string; matcher?: string }[], hook: (event: string) => Record<string, unknown>): Record<string, HookGroup[]> {
+  const hooks: Record<string, HookGroup[]> = {};
+  for (const { event, matcher } of events) hooks[event] = [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [hook(event)] }];
+  return hooks;
+}

@@ -9,7 +9,7 @@
 
 import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
-import { homeOf, hookCommand, isOurCommand, parseJson, isObj } from './common.js';
+import { homeOf, hookCommand, hookGroups, isOurCommand, parseJson, isObj } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapGrok } from './events/grok.js';
 import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
@@ -30,10 +30,7 @@ export const GROK_EVENTS: { event: string; matcher?: string }[] = [
 ];
 
 export function grokHooksFile(nerdrBin: string): string {
-  const hooks: Record<string, unknown[]> = {};
-  for (const { event, matcher } of GROK_EVENTS) {
-    hooks[event] = [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command: hookCommand(nerdrBin, 'grok', event), timeout: 10 }] }];
-  }
+  const hooks = hookGroups(GROK_EVENTS, (event) => ({ type: 'command', command: hookCommand(nerdrBin, 'grok', event), timeout: 10 }));
   return JSON.stringify({ hooks }, null, 2) + '\n';
 }
 

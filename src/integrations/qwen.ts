@@ -8,7 +8,7 @@
 
 import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './launch.js';
-import { flagValue, hasFlag, hookCommand, isObj, launchFile, newUuid, parseJson, readText, UUID_RE } from './common.js';
+import { flagValue, hasFlag, hookCommand, hookGroups, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, type HookGroup } from './common.js';
 import { mapQwen } from './events/qwen.js';
 import { mergeClaudeSettings } from './claude.js';
 import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
@@ -37,14 +37,8 @@ export const QWEN_SETTINGS_ENV = 'QWEN_CODE_SYSTEM_SETTINGS_PATH';
 
 const SUBCOMMANDS = new Set(['mcp', 'extensions', 'extension', 'sessions', 'auth', 'hooks', 'channel', 'review']);
 
-type Group = { matcher?: string; hooks: Record<string, unknown>[] };
-
-export function qwenHooks(nerdrBin: string): Record<string, Group[]> {
-  const hooks: Record<string, Group[]> = {};
-  for (const { event, matcher } of QWEN_EVENTS) {
-    hooks[event] = [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [{ type: 'command', command: hookCommand(nerdrBin, 'qwen'), name: `nerdr-${event}`, timeout: 10 }] }];
-  }
-  return hooks;
+export function qwenHooks(nerdrBin: string): Record<string, HookGroup[]> {
+  return hookGroups(QWEN_EVENTS, (event) => ({ type: 'command', command: hookCommand(nerdrBin, 'qwen'), name: `nerdr-${event}`, timeout: 10 }));
 }
 
 /** The system settings with nerdr's hooks after any there are (the same merge as Claude's). Pure. */

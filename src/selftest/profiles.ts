@@ -45,11 +45,17 @@ const API_KEY = 'dummy-harness-key';
  * dialog, unless told (`--permission-mode`, whose choices its --help lists).
  */
 export function claudeAskingMode(binDir: string | undefined): string[] {
+  const modes = claudePermissionModes(binDir);
+  if (modes.includes('manual')) return ['--permission-mode', 'manual'];
+  if (modes.includes('default')) return ['--permission-mode', 'default'];
+  return [];
+}
+
+/** The choices of `claude --help`'s --permission-mode (empty when it lists none). */
+export function claudePermissionModes(binDir: string | undefined): string[] {
   const help = spawnSync(binDir ? path.join(binDir, 'claude') : 'claude', ['--help'], { encoding: 'utf8', timeout: 30_000 }).stdout ?? '';
   const choices = /--permission-mode[\s\S]*?\(choices: ([^)]*)\)/.exec(help)?.[1] ?? '';
-  if (/"manual"/.test(choices)) return ['--permission-mode', 'manual'];
-  if (/"default"/.test(choices)) return ['--permission-mode', 'default'];
-  return [];
+  return [...choices.matchAll(/"([^"]+)"/g)].map((m) => m[1]!);
 }
 
 /** `claude --version`'s number (2.1.197 when it cannot be read). */

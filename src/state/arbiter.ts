@@ -226,8 +226,6 @@ export class Arbiter {
   private statusStopAt = -Infinity;
   /** A turn end hook came late for a turn the status file had ended: publish it as a completion. */
   private lateCompletion = false;
-  /** The status before the last one, to tell a refused dialog (waiting → idle) from a turn end. */
-  private statusPrev: AgentStatus['status'] | null = null;
 
   // reports
   private seqs = new SeqBook();
@@ -282,7 +280,6 @@ export class Arbiter {
     this.activeSinceIdle = false;
     this.seenFlag = true;
     this.status = null;
-    this.statusPrev = null;
     this.hooksSeen = false;
     return this.advance(now);
   }
@@ -336,7 +333,8 @@ export class Arbiter {
     // the same status written again (another field changed) is no news; a new write time is
     const same = s !== null && old !== null && old.s.status === s.status && old.s.updatedAt === s.updatedAt;
     this.status = s ? { s, at: same ? old.at : now } : null;
-    if (s && !same) this.applyStatus(s, now);
+    // the status before this one tells a refused dialog (waiting → idle) from a turn end
+    if (s && !same) this.applyStatus(s, old?.s.status ?? null, now);
     return this.advance(now);
   }
 
@@ -602,9 +600,7 @@ export class Arbiter {
   // ------------------------------------------------------------------ the status file
 
   /** A new status from the agent's file (docs/state-rules.md, "The status file"). */
-  private applyStatus(s: AgentStatus, now: number): void {
-    const prev = this.statusPrev;
-    this.statusPrev = s.status;
+  private applyStatus(s: AgentStatus, prev: AgentStatus['status'] | null, now: number): void {
     const set = (phase: HookPhase, what: string): void => {
       this.hook = { phase, at: now, why: `${this.agent} status file: ${what}`, from: 'status' };
     };

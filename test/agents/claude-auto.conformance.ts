@@ -7,11 +7,10 @@
 //  - a call it asks about (three refusals in a row make auto mode ask the user: "Auto mode needs
 //    your confirmation"): blocked, and idle once refused with Esc.
 // Results: test/agents/results/auto-mode/claude[@<version>].json (outside the version matrix).
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { claude } from './agents.js';
+import { claude, claudePermissionModes } from './agents.js';
 import { findRequest, type FakeServer } from '../../src/selftest/fake/common.js';
 import { AgentRun, until } from './harness.js';
 import { nerdrCommit } from './product.js';
@@ -22,15 +21,9 @@ const STARTUP_MS = 150_000;
 const READY = /\? for shortcuts|auto mode on/;
 const TURN_MS = 45_000;
 
-function hasAutoMode(binDir: string | undefined): boolean {
-  const help = spawnSync(binDir ? path.join(binDir, 'claude') : 'claude', ['--help'], { encoding: 'utf8', timeout: 30_000 }).stdout ?? '';
-  const choices = /--permission-mode[\s\S]*?\(choices: ([^)]*)\)/.exec(help)?.[1] ?? '';
-  return /"auto"/.test(choices);
-}
-
 const install = inject('agentInstall').claude;
 const problem = inject('nerdrProblem');
-const skip = problem || (!install ? 'not in the install report' : !install.ok ? install.reason ?? 'not installed' : !hasAutoMode(install.binDir) ? `Claude Code ${install.version} has no auto permission mode` : '');
+const skip = problem || (!install ? 'not in the install report' : !install.ok ? install.reason ?? 'not installed' : !claudePermissionModes(install.binDir).includes('auto') ? `Claude Code ${install.version} has no auto permission mode` : '');
 
 describe.skipIf(!!skip)(`claude ${install?.version ?? ''} in auto mode under nerdr`, () => {
   const name = runName('claude', install?.version ?? '', install?.pinned !== false);
