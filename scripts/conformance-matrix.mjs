@@ -29,7 +29,7 @@ const COLUMNS = [
   ['skill', ['the nerdr skill reaches the model']],
 ];
 
-const ORDER = ['claude', 'codex', 'opencode', 'kilo', 'copilot', 'gemini', 'qwen'];
+const ORDER = ['claude', 'codex', 'opencode', 'kilo', 'copilot', 'gemini', 'qwen', 'pi'];
 
 /** A pass where the suite accepted `done` for a key-press idle (its note says so) is shown as such. */
 const DONE_NOT_IDLE = /^after (deny|interrupt[^:]*): done \(the state rules say idle/;

@@ -19,7 +19,6 @@ export const NOT_OFFLINE: Record<string, string> = {
   grok: 'Grok Build installs only from x.ai and wants an xAI login at its first start; whether a custom model avoids it is not known, so nerdr has no offline driver for it',
   amp: 'Amp asks for an Amp login at startup, and its custom model endpoints are routers kept in the Amp account (HTTPS); it cannot be pointed at a local model server',
   droid: 'Factory\'s droid shows "Please login with your Factory account" at startup, even with a custom model (only `droid exec` runs without one); nerdr cannot fake that login',
-  pi: 'nerdr has no offline driver for pi yet; its state comes from herdr\'s extension (docs/agents.md)',
   omp: 'nerdr has no offline driver for omp yet; its state comes from herdr\'s extension (docs/agents.md)',
   demo: 'the demo agent is nerdr\'s own script, not an agent CLI: `nerdr demo` shows it',
 };

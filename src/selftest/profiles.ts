@@ -30,6 +30,11 @@ export interface AgentProfile {
   notApplicable: Record<string, string>;
   /** The agent asks before it starts a subagent (a permission dialog, answered with approveKeys). */
   subagentAsks?: boolean;
+  /**
+   * Why the agent never shows a permission prompt (pi runs every tool call without asking);
+   * `nerdr selftest` then drives a command it runs unasked and an interrupted turn instead.
+   */
+  noPermissionPrompt?: string;
 }
 
 const write = (file: string, text: string): void => {
@@ -321,5 +326,45 @@ export const qwen: AgentProfile = {
   subagentAsks: true,
 };
 
+const PI_NO_PERMISSION = 'pi asks before no tool call: it has no permission prompts (its security.md: it "does not ask for approval before every tool call"); only an extension can add one';
+const PI_NO_QUESTION = 'pi has no question tool of its own; only an extension\'s dialog waits for the user (nerdr reads it from the extension\'s ui_prompt events and the screen)';
+
+export const pi: AgentProfile = {
+  agent: 'pi',
+  // pi's own OpenAI Chat Completions client ("openai-completions" in models.json)
+  startServer: (o) => startOpenAIChat(o),
+  runOptions: (server) => ({
+    agent: 'pi',
+    // no model catalog refresh, version check or install telemetry
+    env: { PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PI_TELEMETRY: '0' },
+    configure: (home) => {
+      const dir = path.join(home, '.pi', 'agent');
+      write(
+        path.join(dir, 'models.json'),
+        JSON.stringify({ providers: { fake: { baseUrl: `${server.url}/v1`, api: 'openai-completions', apiKey: API_KEY, models: [{ id: 'gpt-fake', name: 'gpt-fake' }] } } }, null, 2) + '\n',
+      );
+      // the fake model from the start; a double Esc on an empty input would open the session tree
+      write(path.join(dir, 'settings.json'), JSON.stringify({ defaultProvider: 'fake', defaultModel: 'gpt-fake', enableInstallTelemetry: false, doubleEscapeAction: 'none' }, null, 2) + '\n');
+    },
+  }),
+  // the empty input: a blank row between the editor's two plain rules
+  readyText: /^─{10,}\n\s*\n─{10,}$/m,
+  startupDialogs: [],
+  approveKeys: ['Enter'],
+  denyKeys: ['Escape'],
+  interruptKeys: ['Escape'],
+  answerKeys: ['Enter'],
+  notApplicable: {
+    'blocked at the permission prompt': PI_NO_PERMISSION,
+    'working after approval': PI_NO_PERMISSION,
+    'done after the approved command': PI_NO_PERMISSION,
+    'idle after a permission denied with Esc': PI_NO_PERMISSION,
+    'blocked at a question': PI_NO_QUESTION,
+    'working after the answer, then done': PI_NO_QUESTION,
+    'working while a subagent runs': 'pi has no subagents (its README: it "skips features like sub-agents")',
+  },
+  noPermissionPrompt: PI_NO_PERMISSION,
+};
+
 /** Every agent nerdr can drive against a fake model server, by name. */
-export const PROFILES: Record<string, AgentProfile> = { claude, codex, opencode, copilot, gemini, kilo, qwen };
+export const PROFILES: Record<string, AgentProfile> = { claude, codex, opencode, copilot, gemini, kilo, qwen, pi };

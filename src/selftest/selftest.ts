@@ -65,7 +65,8 @@ export interface SelftestOptions {
 const TURN_MS = 45_000;
 
 /**
- * Drives one agent: working, a permission prompt, approve, done, a denied prompt with Esc.
+ * Drives one agent: working, a permission prompt, approve, done, a denied prompt with Esc (for an
+ * agent without permission prompts: a command it runs unasked, and an interrupted turn).
  * Everything it started is ended before it returns, whatever happened.
  */
 export async function selftest(o: SelftestOptions): Promise<SelftestReport> {
@@ -159,6 +160,30 @@ export async function selftest(o: SelftestOptions): Promise<SelftestReport> {
     await until(async () => (findRequest(srv, 'slow', t) && !findRequest(srv, 'slow', t, true) ? true : undefined), TURN_MS, 200);
     if (working || findRequest(srv, 'slow', t)) await expect('done at the end of the turn', 'done', ['done'], 20_000);
     else notReached('done at the end of the turn', 'done', 'no answer was asked of the model');
+
+    if (profile.noPermissionPrompt) {
+      // an agent that asks before nothing: a command it runs unasked (working, then done), and a
+      // turn stopped with its interrupt keys (idle: a key press is not a completion)
+      report.notes.push(`no permission prompt to drive: ${profile.noPermissionPrompt}`);
+      await settle();
+      t = Date.now();
+      await agent.prompt('Please RUN_BASH now');
+      await until(async () => findRequest(srv, 'bash', t), TURN_MS, 200);
+      await expect('working while it runs a command unasked', 'working-command', ['working'], 10_000);
+      await until(async () => (findRequest(srv, 'after-tool', t) ? true : undefined), 20_000, 200);
+      if (!agent.file('harness-was-here.txt')) report.notes.push('the command did not run (no harness-was-here.txt in the project)');
+      await expect('done after the command', 'done-after-command', ['done'], TURN_MS);
+      await settle();
+      t = Date.now();
+      await agent.prompt('SLOW answer please, to be interrupted');
+      const streaming = await until(async () => ((findRequest(srv, 'slow', t, true)?.events ?? 0) > 8 ? true : undefined), TURN_MS, 100);
+      if (streaming) {
+        await agent.keysStepwise(profile.interruptKeys);
+        await expect(`idle after a turn interrupted with ${profile.interruptKeys.join(' ')}`, 'after-interrupt', ['idle'], 15_000);
+      } else notReached(`idle after a turn interrupted with ${profile.interruptKeys.join(' ')}`, 'idle', 'the model\'s answer did not start streaming');
+      report.ok = report.phases.every((p) => p.outcome === 'right');
+      return report;
+    }
 
     // a command that needs permission: blocked, approved (working), done
     await settle();

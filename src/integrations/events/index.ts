@@ -7,11 +7,12 @@ import { mapCopilot } from './copilot.js';
 import { geminiTurnCancelled, mapGemini } from './gemini.js';
 import { mapGrok } from './grok.js';
 import { mapKilo, mapOpencode } from './opencode.js';
+import { mapPi } from './pi.js';
 import { mapQwen } from './qwen.js';
 import type { HookFact, HookMapper } from './types.js';
 import { integrationFor } from '../index.js';
 
-export { mapAgy, mapClaude, mapCodex, mapCodexNotify, mapCopilot, mapGemini, mapGrok, mapKilo, mapOpencode, mapQwen };
+export { mapAgy, mapClaude, mapCodex, mapCodexNotify, mapCopilot, mapGemini, mapGrok, mapKilo, mapOpencode, mapPi, mapQwen };
 
 /**
  * The mapper of an agent (its integration's `hooks.map`), by id or by any name herdr knows it by

@@ -3,9 +3,9 @@
 // The arbiter (src/state) consumes facts; it never looks at raw payloads.
 
 /** Agents that have a hook/plugin mapping. */
-export type HookAgent = 'claude' | 'codex' | 'opencode' | 'kilo' | 'copilot' | 'gemini' | 'agy' | 'grok' | 'qwen';
+export type HookAgent = 'claude' | 'codex' | 'opencode' | 'kilo' | 'copilot' | 'gemini' | 'agy' | 'grok' | 'qwen' | 'pi';
 
-export const HOOK_AGENTS: readonly HookAgent[] = ['claude', 'codex', 'opencode', 'kilo', 'copilot', 'gemini', 'agy', 'grok', 'qwen'];
+export const HOOK_AGENTS: readonly HookAgent[] = ['claude', 'codex', 'opencode', 'kilo', 'copilot', 'gemini', 'agy', 'grok', 'qwen', 'pi'];
 
 /**
  * What happened, normalised.

@@ -67,6 +67,11 @@ const CASES: Record<string, Record<string, Cases>> = {
     initializing: { match: ['recon:qwen/captured-initializing'], noMatch: ['recon:qwen/captured-ready'] },
     input_box_idle: { match: ['recon:qwen/captured-ready', 'recon:qwen/captured-done', 'recon:qwen/captured-after-deny', 'recon:qwen/captured-after-interrupt', 'recon:qwen/captured-after-interrupt-later', 'recon:qwen/captured-done-after-answer'], noMatch: ['recon:qwen/captured-working-streaming', 'recon:qwen/captured-permission-prompt', 'recon:qwen/captured-initializing'] },
   },
+  pi: {
+    selector_dialog: { match: ['recon:pi/captured-trust', 'recon:pi/captured-confirm', 'recon:pi/captured-select'], noMatch: ['recon:pi/captured-startup-idle', 'recon:pi/captured-working-streaming'] },
+    status_in_input_rule: { match: ['recon:pi/captured-working-streaming', 'recon:pi/captured-working-before-first-token', 'recon:pi/captured-working-mid-stream', 'recon:pi/captured-narrow-working'], noMatch: ['recon:pi/captured-done', 'recon:pi/captured-after-interrupt', 'recon:pi/captured-idle-typed', 'recon:pi/captured-confirm'] },
+    input_box_idle: { match: ['recon:pi/captured-startup-idle', 'recon:pi/captured-done', 'recon:pi/captured-after-interrupt', 'recon:pi/captured-idle-typed', 'recon:pi/captured-restored-idle'], noMatch: ['recon:pi/captured-exited'] },
+  },
   kilo: {
     permission_required: { match: ['recon:kilo/captured-permission-prompt'], noMatch: ['recon:kilo/captured-reject-reason-form', 'recon:kilo/captured-after-deny'] },
     reject_reason_form: { match: ['recon:kilo/captured-reject-reason-form'], noMatch: ['recon:kilo/captured-permission-prompt', 'recon:kilo/captured-ready'] },
