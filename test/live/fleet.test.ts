@@ -150,7 +150,18 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
     const shown = await env.tmuxOk('display', '-p', '#{E:@nerdr_summary}');
     expect(shown).toContain('hostA');
     expect(shown).toContain('hostB');
-    expect(await statusFleet()).toMatch(/^hostA ○1  hostB ○1$/);
+    // each host's agent is listed as soon as its window is, idle once its own supervisor has read
+    // its screen (until then its state is unknown, which no count shows: `hostB -`)
+    await waitFor(
+      async () => {
+        const line = await statusFleet();
+        if (/^hostA ○1  hostB ○1$/.test(line)) return true;
+        throw new Error(`${line}; ${JSON.stringify((await fleetLs()).map((h) => [h.name, h.state, h.agents.map((x) => `${x.name}:${x.state}`)]))}`);
+      },
+      { what: "both hosts' agents idle in `status --fleet`", timeoutMs: 15_000 },
+    );
+    const bar = await env.tmuxOk('display', '-p', '#{E:@nerdr_summary}');
+    expect(bar).toMatch(/hostA.*○1.*hostB.*○1/);
   });
 
   it('send HOST:NAME delivers on the host; its agent turning blocked changes the local summary', async () => {

@@ -99,7 +99,8 @@ describe.skipIf(!tmuxAvailable)('foundation: one tmux server, the real CLI', () 
     expect(r).toMatchObject({ name: 'demo', agent: 'demo', session: 'user', exitStatus: null });
     expect(STATES).toContain(r.state);
     expect(r.pane).toBe(await paneOf(env, demo));
-    const light = await waitFor(async () => (await env.tmuxOk('show-options', '-wv', '-t', demo, '@nerdr_light')).trim(), {
+    // (an option not set yet reads as '': not an answer)
+    const light = await waitFor(async () => (await env.tmuxOk('show-options', '-wv', '-t', demo, '@nerdr_light')).trim() || null, {
       what: '@nerdr_light on the demo window',
     });
     expect(light.length).toBeGreaterThan(0);
