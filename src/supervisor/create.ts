@@ -74,6 +74,13 @@ export function setupArgv(setup: { command: string; hint: string }, argv: string
  */
 export const EXIT_MARKER = '\x1b]7717;nerdr-exit\x07';
 
+/**
+ * The pane option where the exit guard keeps the program's exit status, set before the marker:
+ * tmux 3.3 can list a pane dead before it has reaped its process, and sometimes never gets its
+ * status (docs/tmux.md); the guard always has it. discover.ts reads it when tmux has none.
+ */
+export const EXIT_STATUS_OPTION = '@nerdr_exit_status';
+
 /** Longest the guard waits for the supervisor: longer than pause-after (5 s), see below. */
 export const EXIT_GUARD_WAIT_S = 6;
 
@@ -90,12 +97,13 @@ export function exitChannel(paneId: string): string {
  * its output crashes the server. The guard prints EXIT_MARKER and waits on exitChannel() for
  * the supervisor, which signals it when the marker reaches it; at most EXIT_GUARD_WAIT_S, after
  * which tmux has dropped (pause-after) any output the supervisor was still owed. Then it exits
- * with the program's status. `set -m` gives the program its own process group and the
+ * with the program's status, which it has first put in the pane's EXIT_STATUS_OPTION. `set -m` gives the program its own process group and the
  * terminal, as if it ran alone (the pane's current command is the program's). The tmux binary
  * and the argv are positional parameters: no user text is in the script.
  */
 export const EXIT_GUARD_SCRIPT =
   't=$1; shift; set -m; "$@"; r=$?; ' +
+  `"$t" set-option -p -t "$TMUX_PANE" ${EXIT_STATUS_OPTION} "$r" </dev/null >/dev/null 2>&1; ` +
   "printf '\\033]7717;nerdr-exit\\007'; " +
   '"$t" wait-for "nerdr-exit-${TMUX_PANE#%}" </dev/null >/dev/null 2>&1 & w=$!; ' +
   `{ sleep ${EXIT_GUARD_WAIT_S}; kill "$w"; } </dev/null >/dev/null 2>&1 & k=$!; ` +
@@ -188,6 +196,8 @@ export function respawnCommands(
   return [
     command('set-option', '-w', '-t', windowId, '@nerdr_secret_hash', secretHash),
     command('set-option', '-w', '-t', windowId, '@nerdr_argv', JSON.stringify(argv)),
+    // the last program's status is not the next one's
+    command('set-option', '-p', '-q', '-u', '-t', paneId, EXIT_STATUS_OPTION),
     command('respawn-pane', '-k', '-t', paneId, '-c', escapeFormat(cwd), ...e, ...(exitGuard ? exitGuardArgv(exitGuard, bare) : bare)),
   ];
 }

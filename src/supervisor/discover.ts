@@ -28,6 +28,7 @@ const FIELDS = [
   '@nerdr_base',
   '@nerdr_lineage',
   'window_name',
+  '@nerdr_exit_status',
 ] as const;
 
 /**
@@ -84,7 +85,7 @@ export function parsePaneList(text: string): FoundPane[] {
     // each row ends with tmux's line break; the last field (a window name) cannot hold one
     const v = row.replace(/\n$/, '').split(FIELD);
     if (v.length !== FIELDS.length) continue;
-    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, lineage, name] = v as string[];
+    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, lineage, name, guardStatus] = v as string[];
     if (!id) continue;
     let p = byPane.get(paneId!);
     if (!p) {
@@ -95,7 +96,8 @@ export function parsePaneList(text: string): FoundPane[] {
         id: id!,
         agent: agent || 'unknown',
         dead: dead === '1',
-        deadStatus: deadStatus ?? '',
+        // tmux's own, else the exit guard's (create.ts EXIT_STATUS_OPTION: tmux 3.3 may have none)
+        deadStatus: deadStatus || (dead === '1' ? (guardStatus ?? '') : ''),
         width: Number(w) || 80,
         height: Number(h) || 24,
         secretHash: secret ?? '',

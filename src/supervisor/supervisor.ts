@@ -32,7 +32,7 @@ import { sleep, systemClock, type Clock, type Timer } from './clock.js';
 import { RpcError } from './socket/errors.js';
 import { stripControl } from './socket/sanitize.js';
 import { AgentStatusWatcher } from './agent-status.js';
-import { callerEnvironment, exitChannel, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
+import { callerEnvironment, exitChannel, EXIT_STATUS_OPTION, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
 import { ExitMarkers } from './exit-marker.js';
 import { serverBinary } from '../tmux/server.js';
 import { agentEnv, type CreatedWindow, type RespawnSpec, type WindowSpec } from './window-spec.js';
@@ -210,7 +210,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     await this.run(
       command('set-hook', '-t', `=${HIDDEN_SESSION}:`, 'client-attached', "if-shell -F '#{client_control_mode}' '' 'switch-client -n'"),
     );
-    await this.run(command('refresh-client', '-B', 'nerdr-p:%*:#{pane_dead}|#{pane_dead_status}|#{pane_in_mode}|#{pane_current_command}'));
+    await this.run(command('refresh-client', '-B', `nerdr-p:%*:#{pane_dead}|#{pane_dead_status}|#{pane_in_mode}|#{${EXIT_STATUS_OPTION}}|#{pane_current_command}`));
     if (this.opts.installLights) await this.installLights();
     // the user's @nerdr-glyph-* / @nerdr-color-* choices (the TPM plugin documents them)
     const options = await this.run(command('show-options', '-g')).catch(() => '');
@@ -348,7 +348,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private onSubscription(args: string): void {
-    // nerdr-p $S @W idx %P : dead|status|in_mode
+    // nerdr-p $S @W idx %P : dead|status|in_mode|guard's status|command (which may hold a |)
     const sep = args.indexOf(' : ');
     if (sep < 0) return;
     const head = args.slice(0, sep).split(' ');
@@ -356,8 +356,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       if (head[0]) this.emit('subscription', head[0], args.slice(sep + 3));
       return;
     }
-    const [dead, status = '', inMode, command = ''] = args.slice(sep + 3).split('|');
-    this.agents.get(head[4] ?? '')?.paneChanged(dead === '1', status, inMode === '1', command);
+    const [dead, status = '', inMode, guardStatus = '', ...command] = args.slice(sep + 3).split('|');
+    // tmux's status, else the exit guard's (tmux 3.3 can list a pane dead without one)
+    const exitStatus = status || (dead === '1' ? guardStatus : '');
+    this.agents.get(head[4] ?? '')?.paneChanged(dead === '1', exitStatus, inMode === '1', command.join('|'));
   }
 
   // ---- state -------------------------------------------------------------------------

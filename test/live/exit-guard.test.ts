@@ -53,11 +53,14 @@ describe.skipIf(!tmuxAvailable)('exit guard', () => {
       const st = await status(win);
       if (st === 'lost') lost.push(win);
       else expect(st).toBe('4');
+      // the guard keeps the status itself, for the panes tmux 3.3 lists without one
+      if (GUARDED) expect((await env.tmuxOk('display', '-p', '-t', win, '#{@nerdr_exit_status}')).trim()).toBe('4');
     }
+    if (lost.length) console.log(`tmux lost the status of ${lost.length} of 12; nerdr has it from the guard`);
     expect(pidAlive(env.serverPid)).toBe(true);
     // tmux knows a pane is dead before the supervisor has read the notification: wait for it
     const exited = (rows: Awaited<ReturnType<LiveEnv['lsJson']>>) =>
-      wins.every((w, i) => rows.some((r) => r.name === `quick${i}` && r.state === 'exited' && (r.exitStatus === '4' || lost.includes(w))));
+      wins.every((_, i) => rows.some((r) => r.name === `quick${i}` && r.state === 'exited' && r.exitStatus === '4'));
     let rows = await env.lsJson();
     await waitFor(async () => exited((rows = await env.lsJson())), {
       what: 'every window to show exited with status 4',
@@ -102,7 +105,7 @@ describe.skipIf(!tmuxAvailable)('exit guard', () => {
     const st = await status(win);
     if (st !== 'lost') expect(st).toBe('5');
     expect(pidAlive(env.serverPid)).toBe(true);
-    await waitFor(async () => (await env.lsJson()).find((x) => x.name === 'waits' && x.state === 'exited'), { what: 'the supervisor to see the exit' });
+    await waitFor(async () => (await env.lsJson()).find((x) => x.name === 'waits' && x.state === 'exited' && x.exitStatus === '5'), { what: 'the supervisor to see the exit, with its status' });
     await env.tmuxOk('kill-window', '-t', win);
   });
 });

@@ -155,6 +155,32 @@ describe('evaluation and lights', () => {
     expect(a.deadStatus).toBe('5');
   });
 
+  it("dead without tmux's status (tmux 3.3): the exit guard's status; tmux's own wins when it has one", async () => {
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    await rig.wait(20);
+    rig.channel().notify('subscription-changed', 'nerdr-p $1 @1 1 %1 : 1||0|3|');
+    await rig.wait(300);
+    const a = rig.sup.agents.get('%1')!;
+    expect(a.state).toBe('exited');
+    expect(a.deadStatus).toBe('3');
+    await rig.done();
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    await rig.wait(20);
+    rig.channel().notify('subscription-changed', 'nerdr-p $1 @1 1 %1 : 1|0|0|7|');
+    await rig.wait(300);
+    expect(rig.sup.agents.get('%1')!.deadStatus).toBe('0');
+  });
+
+  it("a live pane's stale guard status is not an exit status; a foreground command may hold a |", async () => {
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    await rig.wait(20);
+    rig.channel().notify('subscription-changed', 'nerdr-p $1 @1 1 %1 : 0||0|3|a|b');
+    await rig.wait(300);
+    const a = rig.sup.agents.get('%1')!;
+    expect(a.state).not.toBe('exited');
+    expect(a.deadStatus).toBe('');
+  });
+
   it('a hook fact counts: prompt-submit makes it working', async () => {
     rig = await startRig((t) => void t.addPane({ agent: 'claude', screen: IDLE }));
     await rig.wait(20);

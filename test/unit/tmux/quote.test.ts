@@ -187,8 +187,12 @@ describe.skipIf(!tmuxAvailable)('quote round-trips through real tmux', () => {
     expect(await paneFolder(pane, cwd)).toBe(cwd);
     expect(await client.run(command('display', '-p', '-t', pane, '#{window_name}'))).toBe(leaf);
     // respawn-pane -c: the same folder again
-    const [r] = await client.send(respawnCommands(pane, replyText(replies[0]!).split(' ')[0]!, cwd, ['sleep', '31'], {}, 'h').slice(2));
+    // (after the exit guard's status is cleared: the last program's is not the next one's)
+    await client.run(command('set-option', '-p', '-t', pane, '@nerdr_exit_status', '3'));
+    const [u, r] = await client.send(respawnCommands(pane, replyText(replies[0]!).split(' ')[0]!, cwd, ['sleep', '31'], {}, 'h').slice(2));
+    expect(u!.ok, replyText(u!)).toBe(true);
     expect(r!.ok, replyText(r!)).toBe(true);
+    expect(await client.run(command('display', '-p', '-t', pane, '#{@nerdr_exit_status}'))).toBe('');
     expect(await paneFolder(pane, cwd)).toBe(cwd);
     await client.run(command('kill-pane', '-t', pane));
     expect(existsSync(path.join(process.cwd(), 'pwned'))).toBe(false);
