@@ -82,7 +82,7 @@ export interface FoundPane {
 export function parsePaneList(text: string): FoundPane[] {
   const byPane = new Map<string, FoundPane>();
   for (const row of text.split(ROW).slice(1)) {
-    // each row ends with tmux's line break; the last field (a window name) cannot hold one
+    // each row ends with tmux's line break; the last field (the guard's exit status) holds none
     const v = row.replace(/\n$/, '').split(FIELD);
     if (v.length !== FIELDS.length) continue;
     const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, lineage, name, guardStatus] = v as string[];
