@@ -139,7 +139,11 @@ import { pidAlive } from '../../../src/store/lock.js';
 import { parseVersion } from '../../../src/tmux/server.js';
 export { pidAlive };
 
-/** SIGTERM, wait up to `graceMs` for it to go, then SIGKILL. Never signals pid ≤ 1. */
+/**
+ * SIGTERM, wait up to `graceMs` for it to go, then SIGKILL, and wait (up to 2 s) until it has
+ * gone, so what the caller does next (removing a dead server's socket file) sees it gone.
+ * Never signals pid ≤ 1.
+ */
 export async function killPid(pid: number, graceMs = 3000): Promise<void> {
   if (!pidAlive(pid) || pid <= 1 || pid === process.pid) return;
   try {
@@ -153,8 +157,10 @@ export async function killPid(pid: number, graceMs = 3000): Promise<void> {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
-      /* gone */
+      return; // gone
     }
+    const killed = Date.now() + 2000;
+    while (Date.now() < killed && pidAlive(pid)) await new Promise((r) => setTimeout(r, 10));
   }
 }
 
