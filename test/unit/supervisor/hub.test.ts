@@ -179,6 +179,8 @@ describe('evaluation and lights', () => {
     const a = rig.sup.agents.get('%1')!;
     expect(a.state).not.toBe('exited');
     expect(a.deadStatus).toBe('');
+    // (the field the process detection reads, private to the agent)
+    expect((a as unknown as { lastCommand: string }).lastCommand).toBe('a|b');
   });
 
   it('a hook fact counts: prompt-submit makes it working', async () => {
