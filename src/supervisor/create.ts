@@ -5,7 +5,7 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import { command, escapeFormat } from '../tmux/quote.js';
-import { HIDDEN_SESSION } from './discover.js';
+import { EXIT_STATUS_OPTION, HIDDEN_SESSION } from './discover.js';
 
 /** Variables a nested agent must not inherit: they would make it think it runs inside another agent. */
 export const UNSET_VARS = ['CODEX_THREAD_ID', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'NERDR_AGENT_PARENT'];
@@ -73,13 +73,6 @@ export function setupArgv(setup: { command: string; hint: string }, argv: string
  * byte before it.
  */
 export const EXIT_MARKER = '\x1b]7717;nerdr-exit\x07';
-
-/**
- * The pane option where the exit guard keeps the program's exit status, set before the marker:
- * tmux 3.3 can list a pane dead before it has reaped its process, and sometimes never gets its
- * status (docs/tmux.md); the guard always has it. discover.ts reads it when tmux has none.
- */
-export const EXIT_STATUS_OPTION = '@nerdr_exit_status';
 
 /** Longest the guard waits for the supervisor: longer than pause-after (5 s), see below. */
 export const EXIT_GUARD_WAIT_S = 6;

@@ -4,6 +4,18 @@ import { randomBytes } from 'node:crypto';
 
 export const HIDDEN_SESSION = '_nerdr';
 
+/**
+ * The pane option where the exit guard (create.ts) keeps the program's exit status, set before
+ * the pane dies: tmux 3.3 can list a pane dead before it has reaped its process, and sometimes
+ * never gets its status (docs/tmux.md); the guard always has it.
+ */
+export const EXIT_STATUS_OPTION = '@nerdr_exit_status';
+
+/** A pane's exit status: tmux's own, else the exit guard's; none while it runs. */
+export function paneExitStatus(dead: boolean, tmuxStatus: string, guardStatus: string): string {
+  return tmuxStatus || (dead ? guardStatus : '');
+}
+
 const FIELDS = [
   'pane_id',
   'window_id',
@@ -28,7 +40,7 @@ const FIELDS = [
   '@nerdr_base',
   '@nerdr_lineage',
   'window_name',
-  '@nerdr_exit_status',
+  EXIT_STATUS_OPTION,
 ] as const;
 
 /**
@@ -96,8 +108,7 @@ export function parsePaneList(text: string): FoundPane[] {
         id: id!,
         agent: agent || 'unknown',
         dead: dead === '1',
-        // tmux's own, else the exit guard's (create.ts EXIT_STATUS_OPTION: tmux 3.3 may have none)
-        deadStatus: deadStatus || (dead === '1' ? (guardStatus ?? '') : ''),
+        deadStatus: paneExitStatus(dead === '1', deadStatus ?? '', guardStatus ?? ''),
         width: Number(w) || 80,
         height: Number(h) || 24,
         secretHash: secret ?? '',

@@ -14,7 +14,7 @@ import type { Report } from './socket/index.js';
 import { applyHerdrReport, reportError } from './reports.js';
 import { mapHookPayload, refineFact } from '../integrations/events/index.js';
 import { WatchedAgent, type WindowHost } from './agent.js';
-import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
+import { EXIT_STATUS_OPTION, HIDDEN_SESSION, LIST_PANES_FORMAT, paneExitStatus, parseLayoutSizes, parsePaneList } from './discover.js';
 import { LightsWriter } from './lights.js';
 import { lightBgFrom, looksFromOptions, parseShowOptions } from '../looks.js';
 import { Messenger } from './messages.js';
@@ -32,7 +32,7 @@ import { sleep, systemClock, type Clock, type Timer } from './clock.js';
 import { RpcError } from './socket/errors.js';
 import { stripControl } from './socket/sanitize.js';
 import { AgentStatusWatcher } from './agent-status.js';
-import { callerEnvironment, exitChannel, EXIT_STATUS_OPTION, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
+import { callerEnvironment, exitChannel, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
 import { ExitMarkers } from './exit-marker.js';
 import { serverBinary } from '../tmux/server.js';
 import { agentEnv, type CreatedWindow, type RespawnSpec, type WindowSpec } from './window-spec.js';
@@ -357,9 +357,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       return;
     }
     const [dead, status = '', inMode, guardStatus = '', ...command] = args.slice(sep + 3).split('|');
-    // tmux's status, else the exit guard's (tmux 3.3 can list a pane dead without one)
-    const exitStatus = status || (dead === '1' ? guardStatus : '');
-    this.agents.get(head[4] ?? '')?.paneChanged(dead === '1', exitStatus, inMode === '1', command.join('|'));
+    this.agents.get(head[4] ?? '')?.paneChanged(dead === '1', paneExitStatus(dead === '1', status, guardStatus), inMode === '1', command.join('|'));
   }
 
   // ---- state -------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlClient, replyText } from '../../../src/tmux/client.js';
 import { argvSafe, command, escapeFormat, quote } from '../../../src/tmux/quote.js';
 import { newWindowCommands, respawnCommands } from '../../../src/supervisor/create.js';
+import { EXIT_STATUS_OPTION } from '../../../src/supervisor/discover.js';
 import { startServer, tmuxAvailable, type PrivateServer } from './helpers.js';
 
 const HOSTILE: [string, string][] = [
@@ -188,11 +189,11 @@ describe.skipIf(!tmuxAvailable)('quote round-trips through real tmux', () => {
     expect(await client.run(command('display', '-p', '-t', pane, '#{window_name}'))).toBe(leaf);
     // respawn-pane -c: the same folder again
     // (after the exit guard's status is cleared: the last program's is not the next one's)
-    await client.run(command('set-option', '-p', '-t', pane, '@nerdr_exit_status', '3'));
+    await client.run(command('set-option', '-p', '-t', pane, EXIT_STATUS_OPTION, '3'));
     const [u, r] = await client.send(respawnCommands(pane, replyText(replies[0]!).split(' ')[0]!, cwd, ['sleep', '31'], {}, 'h').slice(2));
     expect(u!.ok, replyText(u!)).toBe(true);
     expect(r!.ok, replyText(r!)).toBe(true);
-    expect(await client.run(command('display', '-p', '-t', pane, '#{@nerdr_exit_status}'))).toBe('');
+    expect(await client.run(command('display', '-p', '-t', pane, `#{${EXIT_STATUS_OPTION}}`))).toBe('');
     expect(await paneFolder(pane, cwd)).toBe(cwd);
     await client.run(command('kill-pane', '-t', pane));
     expect(existsSync(path.join(process.cwd(), 'pwned'))).toBe(false);
