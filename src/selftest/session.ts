@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import path from 'node:path';
 import { nerdrBin } from '../paths.js';
 import { pidAlive } from '../store/lock.js';
+import { tmuxArgv } from '../tmux/server.js';
 
 export interface Row {
   name: string;
@@ -165,7 +166,7 @@ export class AgentRun {
   }
 
   tmux(...args: string[]): Promise<Exec> {
-    return run('tmux', ['-L', this.socketName, ...args], this.env);
+    return run('tmux', tmuxArgv(['-L', this.socketName], args), this.env);
   }
 
   nerdr(...args: string[]): Promise<Exec> {
@@ -174,7 +175,7 @@ export class AgentRun {
 
   /** Private tmux server with a session "work" (120×40), then `nerdr new <agent>` in it. */
   async start(): Promise<void> {
-    const s = await run('tmux', ['-L', this.socketName, '-f', '/dev/null', 'new-session', '-d', '-s', 'work', '-x', '120', '-y', '40', '-c', this.project, 'sh'], this.env);
+    const s = await run('tmux', tmuxArgv(['-L', this.socketName, '-f', '/dev/null'], ['new-session', '-d', '-s', 'work', '-x', '120', '-y', '40', '-c', this.project, 'sh']), this.env);
     if (s.code !== 0) throw new Error(`tmux new-session failed: ${s.stderr}`);
     await this.remember();
     const args = this.opts.args?.length ? ['--', ...this.opts.args] : [];
@@ -195,7 +196,7 @@ export class AgentRun {
     // session started then reaches the dying server ("server exited unexpectedly")
     const gone = await until(async () => ((await this.tmux('list-sessions')).code !== 0 && !(serverPid > 0 && pidAlive(serverPid)) ? true : undefined), 10_000);
     if (!gone) throw new Error('the tmux server did not end');
-    const s = await run('tmux', ['-L', this.socketName, '-f', '/dev/null', 'new-session', '-d', '-s', 'work', '-x', '120', '-y', '40', '-c', this.project, 'sh'], this.env);
+    const s = await run('tmux', tmuxArgv(['-L', this.socketName, '-f', '/dev/null'], ['new-session', '-d', '-s', 'work', '-x', '120', '-y', '40', '-c', this.project, 'sh']), this.env);
     if (s.code !== 0) throw new Error(`tmux new-session failed: ${s.stderr}`);
     await this.remember();
   }

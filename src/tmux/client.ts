@@ -1,4 +1,4 @@
-// One control-mode client: `tmux -N -S <socket> -C attach-session -E -t '=<session>'`.
+// One control-mode client: `tmux -u -N -S <socket> -C attach-session -E -t '=<session>'`.
 // stdout is read without pause and parsed on the data path; replies are matched to the
 // lines we sent in FIFO order by the %begin flags (1 = ours, 0 = tmux's own, skipped).
 // When tmux goes silent after output or while it owes a reply, a no-op command makes it write
@@ -7,6 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { LineSplitter, ProtocolParser, type Block, type ProtocolEvent } from './protocol.js';
+import { tmuxArgv } from './server.js';
 import { StallWatch } from './stall.js';
 
 export interface Reply {
@@ -78,7 +79,7 @@ export class ControlClient extends EventEmitter<ControlClientEvents> {
         return block.flags === '1' && p?.pauseBlocks[p.group.length] === true && PAUSE_LINE.test(line.toString('latin1'));
       },
     );
-    this.child = spawn(tmuxBin, ['-N', '-S', socketPath, '-C', 'attach-session', '-E', '-t', `=${session}`], {
+    this.child = spawn(tmuxBin, tmuxArgv(['-N', '-S', socketPath], ['-C', 'attach-session', '-E', '-t', `=${session}`]), {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child.stdout.on('data', (chunk: Buffer) => this.splitter.push(chunk, (line) => this.parser.line(line)));

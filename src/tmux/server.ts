@@ -40,6 +40,23 @@ export function serverKey(socketPath: string): string {
   return `${base}-${h.toString(16).padStart(8, '0').slice(0, 8)}`;
 }
 
+/**
+ * Flags first in the argv of every tmux client whose output nerdr reads. `-u`: a client whose
+ * LC_ALL, LC_CTYPE or LANG (the first one set) names no UTF-8 — started by cron, systemd, or ssh
+ * without AcceptEnv — is taken for a non-UTF-8 terminal, and tmux turns every tab, control
+ * character and non-ASCII character it prints to it into `_` (utf8_sanitize): the tabs nerdr
+ * splits replies on, the escapes of `capture-pane -e`, and any text the user wrote. With `-u`
+ * tmux sends them as they are, whatever locale nerdr inherited; every tmux nerdr supports has it.
+ * A client that attaches for the user (`nerdr next`, `nerdr demo`) goes without: it draws on the
+ * user's terminal, which the locale describes, as in any tmux the user starts.
+ */
+export const CLIENT_FLAGS: readonly string[] = ['-u'];
+
+/** The argv of a tmux client nerdr reads: CLIENT_FLAGS, then the server (`-S PATH`, `-L NAME`, `-N`), then the command. */
+export function tmuxArgv(server: readonly string[], args: readonly string[]): string[] {
+  return [...CLIENT_FLAGS, ...server, ...args];
+}
+
 export interface TmuxResult {
   code: number;
   stdout: string;
@@ -47,7 +64,7 @@ export interface TmuxResult {
 }
 
 /**
- * Runs `tmux -N -S socket args…` once. Arguments are argv, never a shell string. `-N` keeps a
+ * Runs `tmux -u -N -S socket args…` once. Arguments are argv, never a shell string. `-N` keeps a
  * command from starting a server by accident; `startServer` leaves it out (new-session).
  */
 export function tmux(socketPath: string, args: string[], opts: { input?: string; startServer?: boolean } = {}): Promise<TmuxResult> {
@@ -65,7 +82,7 @@ export function tmux(socketPath: string, args: string[], opts: { input?: string;
   return new Promise((resolve, reject) => {
     const child = execFile(
       'tmux',
-      [...(opts.startServer ? [] : ['-N']), '-S', socketPath, ...args],
+      tmuxArgv([...(opts.startServer ? [] : ['-N']), '-S', socketPath], args),
       { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8', ...(env ? { env } : {}) },
       (err, stdout, stderr) => {
         if (err && (err as NodeJS.ErrnoException).code === 'ENOENT') {
