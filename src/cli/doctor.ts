@@ -12,10 +12,13 @@ import { degradedOn, tmuxFeatures } from '../tmux/features.js';
 import { globalOpts } from './context.js';
 import { printJson } from './print.js';
 import { spoolCheck } from './doctor-spool.js';
+import { localeCheck, supervisorCheck, type SupervisorInfo } from './doctor-locale.js';
 
 interface Check {
   name: string;
   ok: boolean;
+  /** ok, but with a fix worth making: printed as `warn` with its fix. */
+  warn?: boolean;
   detail: string;
   fix?: string;
 }
@@ -92,6 +95,7 @@ async function runChecks(cmd: Command): Promise<Check[]> {
     checks.push({ name: 'tmux', ok: true, detail: `${version} (nerdr supports tmux 3.2a to 3.7)` });
     const notes = degradedOn(tmuxFeatures(version));
     checks.push({ name: 'tmux features', ok: true, detail: notes.length === 0 ? 'nothing degraded on this version' : `degraded: ${notes.join('; ')}` });
+    checks.push(localeCheck(process.env));
   } catch (err) {
     const e = err as NerdrError;
     checks.push({ name: 'tmux', ok: false, detail: e.message, fix: e.fix });
@@ -118,8 +122,8 @@ async function runChecks(cmd: Command): Promise<Check[]> {
   checks.push({ name: 'tmux server', ok: true, detail: sock });
   const files = serverFiles(sock);
   try {
-    const info = (await request(files.socket, 'nerdr.info', {}, { timeoutMs: 2000 })) as { pid: number; agents: number };
-    checks.push({ name: 'supervisor', ok: true, detail: `pid ${info.pid}, ${info.agents} agent(s)` });
+    const info = (await request(files.socket, 'nerdr.info', {}, { timeoutMs: 2000 })) as SupervisorInfo;
+    checks.push(supervisorCheck(info));
     const st = statSync(files.socket);
     const ok = (st.mode & 0o077) === 0;
     checks.push({ name: 'socket', ok, detail: `${files.socket} mode ${(st.mode & 0o777).toString(8)}`, ...(ok ? {} : { fix: 'nerdr supervisor restart' }) });
@@ -150,8 +154,8 @@ export function register(program: Command): void {
       else {
         for (const c of checks) {
           // a detail of several lines (one per problem) is indented under its check
-          process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail.split('\n').join('\n     ')}\n`);
-          if (!c.ok && c.fix) process.stdout.write(`     fix: ${c.fix}\n`);
+          process.stdout.write(`${c.ok ? (c.warn ? 'warn' : 'ok  ') : 'FAIL'} ${c.name}: ${c.detail.split('\n').join('\n     ')}\n`);
+          if ((!c.ok || c.warn) && c.fix) process.stdout.write(`     fix: ${c.fix}\n`);
         }
       }
       if (checks.some((c) => !c.ok)) process.exitCode = 1;
