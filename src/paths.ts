@@ -114,6 +114,8 @@ export function serverFiles(socketPath: string, env: NodeJS.ProcessEnv = process
     socket: path.join(dir, `nerdr-${key}.sock`),
     log: path.join(dir, `core-${key}.log`),
     lock: path.join(dir, `supervisor-${key}.lock`),
+    /** The supervisor's recent starts and how they ended (src/supervisor/holder.ts). */
+    starts: path.join(dir, `supervisor-${key}.starts.json`),
     spool: path.join(dir, 'spool', key),
   };
 }

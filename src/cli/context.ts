@@ -1,7 +1,5 @@
 // What every command needs: which tmux server, and a supervisor to talk to.
 
-import { spawn } from 'node:child_process';
-import { openSync } from 'node:fs';
 import type { Command } from 'commander';
 import { fromServerError, NerdrError } from '../errors.js';
 import { checkTmuxVersion, resolveSocket, serverRunning } from '../tmux/server.js';
@@ -9,6 +7,8 @@ import { ensureStateDir, nerdrBin, serverFiles } from '../paths.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { argvSafe } from '../tmux/quote.js';
 import { HIDDEN_SESSION } from '../supervisor/discover.js';
+import { ensureHiddenSession } from '../supervisor/channel.js';
+import { findHolder, HOLDER_LIST_FORMAT, holderArgv, holderEnvironment, newHolderArgs, readStarts, startDelay } from '../supervisor/holder.js';
 
 export interface GlobalOptions {
   L?: string;
@@ -67,22 +67,32 @@ export async function ensureSupervisor(sock: string): Promise<string> {
   const files = serverFiles(sock);
   const first = await info(files.socket);
   if (first?.ready) return files.socket;
-  if (!first) {
-    const out = openSync(files.log, 'a', 0o600);
-    const child = spawn(process.execPath, [nerdrBin, '-S', sock, 'supervise', '--foreground'], {
-      detached: true,
-      stdio: ['ignore', out, out],
-      env: { ...process.env, NERDR_DETACHED: '1' },
-    });
-    child.unref();
-  }
+  if (!first) await startHolder(sock, files.log);
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     const i = await info(files.socket, 500);
     if (i?.ready) return files.socket;
     await new Promise((r) => setTimeout(r, 50));
   }
+  const delay = startDelay(readStarts(files.starts), Date.now());
+  if (delay) throw new NerdrError(`the supervisor keeps failing: ${delay.why}`, `see its log: ${files.log}; or run \`nerdr supervise --foreground\` to watch it start`);
   throw new NerdrError('the supervisor did not start within 10 s', `see its log: ${files.log}; or run \`nerdr supervise --foreground\` to watch it start`);
+}
+
+/**
+ * Starts the supervisor in tmux's holder pane (src/supervisor/holder.ts), unless one is there:
+ * a live one is starting (or waiting out a crash loop), a dead one is respawned.
+ */
+async function startHolder(sock: string, log: string): Promise<void> {
+  const { tmux } = await import('../tmux/server.js');
+  await ensureHiddenSession(sock);
+  const listed = await tmux(sock, ['list-panes', '-s', '-t', `=${HIDDEN_SESSION}`, '-F', HOLDER_LIST_FORMAT]);
+  const holder = listed.code === 0 ? findHolder(listed.stdout) : null;
+  if (holder && !holder.dead) return;
+  const r = holder
+    ? await tmux(sock, ['respawn-pane', '-t', holder.pane, ...Object.entries(holderEnvironment(process.env)).flatMap(([k, v]) => ['-e', `${k}=${v}`])])
+    : await tmux(sock, newHolderArgs(holderEnvironment(process.env), holderArgv(process.execPath, nerdrBin, sock, log)));
+  if (r.code !== 0) throw new NerdrError(`tmux could not start the supervisor: ${r.stderr.trim()}`, `see its log: ${log}; or run \`nerdr supervise --foreground\` to watch it start`);
 }
 
 /** For a read-only request about one agent when the server has no nerdr window at all. */

@@ -1,6 +1,6 @@
 // `nerdr supervise` runs the supervisor; `nerdr supervisor status|stop|restart` manage it.
 
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { serverFiles } from '../paths.js';
 import { pidAlive, readLockPid } from '../store/lock.js';
@@ -47,9 +47,14 @@ export function register(program: Command): void {
     .command('supervise')
     .description('run the supervisor for this tmux server (started on demand by other commands)')
     .option('--foreground', 'stay in the foreground and log to stderr too')
-    .action(async (opts: { foreground?: boolean }, cmd: Command) => {
+    .addOption(new Option('--holder', "run as tmux's held supervisor (in the hidden session's _supervisor pane)").hideHelp())
+    .action(async (opts: { foreground?: boolean; holder?: boolean }, cmd: Command) => {
       const sock = await tmuxSocket(cmd);
       const { runSupervisor } = await import('../supervisor/main.js');
+      if (opts.holder) {
+        await runSupervisor(sock, { foreground: false, holder: true });
+        return;
+      }
       if (!opts.foreground) {
         await ensureSupervisor(sock);
         return;

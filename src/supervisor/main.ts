@@ -1,7 +1,8 @@
 // Running the supervisor process: lock, log, control client, socket. Exits when tmux does.
 
 import { existsSync } from 'node:fs';
-import { checkTmuxVersion, serverRunning } from '../tmux/server.js';
+import { checkTmuxVersion, serverRunning, tmux } from '../tmux/server.js';
+import { armArgs, disarmArgs, holderEnvironment, readStarts, startDelay, withEnd, withReady, withStart, writeStarts } from './holder.js';
 import { configDir, ensureStateDir, lightsOffFile, nerdrBin, serverFiles } from '../paths.js';
 import { formatProblem, loadConfig } from '../config.js';
 import { tryLock } from '../store/lock.js';
@@ -61,7 +62,7 @@ export async function readSpool(sup: Supervisor, dir: string, log: Logger): Prom
   return reader;
 }
 
-export async function runSupervisor(tmuxSocket: string, opts: { foreground: boolean }): Promise<void> {
+export async function runSupervisor(tmuxSocket: string, opts: { foreground: boolean; holder?: boolean }): Promise<void> {
   await checkTmuxVersion();
   ensureStateDir();
   const files = serverFiles(tmuxSocket);
@@ -69,8 +70,36 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   if (!(await serverRunning(tmuxSocket))) {
     throw new NerdrError(`no tmux server is running at ${tmuxSocket}`, 'start tmux first, or name the right server with -L / -S');
   }
+  // in tmux's holder pane (src/supervisor/holder.ts): armed at once, so even a crash during the
+  // start is revived; a crash loop waits before it runs again
+  const holderPane = opts.holder ? process.env.TMUX_PANE : undefined;
+  if (holderPane) {
+    const armed = await tmux(tmuxSocket, armArgs(holderPane, holderEnvironment(process.env)));
+    if (armed.code !== 0) log('warn', `cannot arm the holder pane ${holderPane}: ${armed.stderr.trim()}`);
+    const starts = readStarts(files.starts);
+    const delay = startDelay(starts, Date.now());
+    writeStarts(files.starts, withStart(starts, Date.now(), process.pid));
+    if (delay) {
+      log('warn', `${delay.why}; waiting ${Math.round(delay.ms / 1000)} s before starting again (see \`nerdr doctor\`)`);
+      await new Promise((r) => setTimeout(r, delay.ms));
+      writeStarts(files.starts, withReady(readStarts(files.starts), process.pid, Date.now()));
+    }
+  }
   const lock = tryLock(files.lock);
-  if (!lock.ok) throw new NerdrError(`a supervisor is already running for this tmux server (pid ${lock.owner})`, 'use `nerdr supervisor status` or `nerdr supervisor restart`');
+  if (!lock.ok) {
+    if (holderPane) {
+      // another supervisor runs (a race of two starts): this pane closes for good
+      log('info', `supervisor ${process.pid}: pid ${lock.owner} already runs for this tmux server; this holder closes`);
+      writeStarts(files.starts, withEnd(readStarts(files.starts), process.pid, Date.now(), true, 'another supervisor runs'));
+      await tmux(tmuxSocket, disarmArgs(holderPane));
+      process.exit(0);
+    }
+    throw new NerdrError(`a supervisor is already running for this tmux server (pid ${lock.owner})`, 'use `nerdr supervisor status` or `nerdr supervisor restart`');
+  }
+  /** How this process ends, in its start record: on purpose (clean), or a crash tmux revives. */
+  const recordEnd = (clean: boolean, why: string): void => {
+    if (holderPane) writeStarts(files.starts, withEnd(readStarts(files.starts), process.pid, Date.now(), clean, why));
+  };
 
   const loaded = loadConfig(configDir());
   for (const p of loaded.problems) log('warn', formatProblem(loaded.path, p));
@@ -91,9 +120,12 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   let spool: SpoolReader<WatchedAgent> | null = null;
   let fleet: Fleet | null = null;
   let finishing = false;
-  const finish = async (code: number): Promise<void> => {
+  /** `revive`: a crash, which tmux answers with a new supervisor; otherwise the holder pane closes. */
+  const finish = async (code: number, revive = false, why = ''): Promise<void> => {
     if (finishing) return;
     finishing = true;
+    recordEnd(!revive, why || (revive ? 'crashed' : 'stopped'));
+    if (holderPane && !revive) await tmux(tmuxSocket, disarmArgs(holderPane)).catch(() => undefined);
     fleet?.stop();
     await spool?.close().catch(() => undefined);
     await sup.stop().catch(() => undefined);
@@ -103,13 +135,13 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     log('info', `supervisor ${process.pid} exits`);
     process.exit(code);
   };
-  sup.on('exit', () => void finish(0));
+  sup.on('exit', () => void finish(0, sup.stopCause === 'lost-tmux', sup.stopCause === 'lost-tmux' ? 'lost its tmux control client' : ''));
   process.on('SIGTERM', () => void finish(0));
   process.on('SIGINT', () => void finish(0));
   process.on('SIGHUP', () => undefined);
   process.on('uncaughtException', (err) => {
     log('error', `uncaught: ${err.stack ?? err.message}`);
-    void finish(1);
+    void finish(1, true, `uncaught: ${err.message.split('\n')[0]!.slice(0, 200)}`);
   });
 
   try {
@@ -117,7 +149,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     await sup.start();
   } catch (err) {
     log('error', `start failed: ${(err as Error).message}`);
-    await finish(1);
+    await finish(1, true, `start failed: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`);
     return;
   }
   try {
@@ -125,6 +157,10 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   } catch (err) {
     // hooks still reach the socket through `nerdr hook`; the shell hook's events wait on disk
     log('error', `cannot read the hook spool ${files.spool}: ${(err as Error).message}`);
+  }
+  if (holderPane) {
+    // its own pane is no agent (and prints nothing: holderArgv sends its output to the log)
+    sup.run(command('refresh-client', '-A', `${holderPane}:off`)).catch((err: Error) => log('warn', `holder pane: ${err.message}`));
   }
   reportToHerdr(sup, files.socket, log);
   fleet = followFleet(sup, server, log);

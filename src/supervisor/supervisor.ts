@@ -566,7 +566,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.channel = null;
     if (!(await this.control.running())) {
       this.log('info', 'the tmux server ended; the supervisor stops');
-      await this.stop();
+      await this.stop('lost-tmux');
       return;
     }
     this.log('warn', `control client ended (${reason || 'no reason'}); reconnecting`);
@@ -577,11 +577,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       for (const a of this.agents.values()) a.snapshot();
     } catch (err) {
       this.log('error', `reconnect failed: ${(err as Error).message}`);
-      await this.stop();
+      await this.stop('tmux-ended');
     }
   }
 
-  async stop(): Promise<void> {
+  /** Why the supervisor stopped: asked to (`nerdr supervisor stop`), its tmux server ended, or it lost tmux for good. */
+  stopCause: 'asked' | 'tmux-ended' | 'lost-tmux' | null = null;
+
+  async stop(cause: 'asked' | 'tmux-ended' | 'lost-tmux' = 'asked'): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     this.scanTimer?.cancel();
@@ -597,6 +600,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         command('set-option', '-w', '-u', '-t', w, '@nerdr_light'),
         command('set-option', '-w', '-t', w, '@nerdr_state', 'unknown'),
       ]);
+    this.stopCause = cause;
       cmds.push(command('set-option', '-g', '@nerdr_summary', ''), command('set-option', '-gu', '@nerdr_supervisor_pid'));
       await new Promise<void>((resolve) => channel.send(cmds, () => resolve()));
       await channel.close();

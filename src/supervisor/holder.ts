@@ -1,0 +1,179 @@
+// tmux holds the supervisor: it runs in the one pane of the hidden session's `_supervisor`
+// window, which stays when its program exits (remain-on-exit) and whose own pane-died hook
+// respawns it. A kill -9, a crash or an OOM kill is followed by a new supervisor at once, with
+// no nerdr command typed and no daemon of nerdr's own. A stop on purpose turns remain-on-exit
+// off first, so the pane closes and stays closed until a command needs a supervisor again.
+//
+// tmux forgets a pane's environment when it respawns it (spawn.c takes the session's), so the
+// hook hands the supervisor's own environment back with -e, and a respawned supervisor arms the
+// hook again with what it got. A supervisor that crashes in a loop does not spin: each start is
+// recorded, and a start that follows three crashes within a minute waits first (2 s, doubling
+// up to a minute), saying why in the log and to `nerdr doctor` (see startDelay).
+
+import { readFileSync } from 'node:fs';
+import { command } from '../tmux/quote.js';
+import { writeFileAtomic } from '../store/atomic.js';
+import { HIDDEN_SESSION } from './discover.js';
+
+export const HOLDER_WINDOW = '_supervisor';
+/** Set on the holder's window; `nerdr doctor` and the CLI find it by this. */
+export const HOLDER_OPTION = '@nerdr_holder';
+
+/** The environment the supervisor is started (and respawned) with: the caller's, less tmux's own. */
+export function holderEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (typeof v !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || v.includes('\0')) continue;
+    // a window's secret stays with its window (the hook is readable with show-hooks)
+    if (k === 'TMUX' || k === 'TMUX_PANE' || k === 'NERDR_DETACHED' || k === 'NERDR_TAB') continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+function envArgs(env: Record<string, string>): string[] {
+  return Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+}
+
+/**
+ * The holder pane's program: a fixed sh line (the paths are parameters, never script) that runs
+ * the supervisor with its output appended to its log, and ends with it. The pane prints nothing:
+ * before tmux 3.3 a pane kept on exit that dies owing a control client output can crash the
+ * server (tmux issue 2828). sh stays, holding the pane's terminal: tmux takes a pane whose
+ * terminal no process holds open for ended and hangs it up, and a Node whose stdin is a
+ * terminal aborts on exit when that terminal is gone.
+ */
+export function holderArgv(node: string, bin: string, socket: string, log: string): string[] {
+  return ['/bin/sh', '-c', 'l=$1; shift; "$@" </dev/null >>"$l" 2>&1', 'nerdr-supervisor', log, node, bin, '-S', socket, 'supervise', '--holder'];
+}
+
+/** tmux's argv (after `-S socket`) that makes the holder window running `argv`. */
+export function newHolderArgs(env: Record<string, string>, argv: string[]): string[] {
+  return ['new-window', '-d', '-P', '-F', '#{pane_id}', '-t', `=${HIDDEN_SESSION}:`, '-n', HOLDER_WINDOW, ...envArgs(env), '--', ...argv];
+}
+
+/**
+ * tmux's argv that a supervisor in the holder pane runs first: keep the pane on exit, respawn it
+ * when it dies (with this environment), and mark the window.
+ */
+export function armArgs(pane: string, env: Record<string, string>): string[] {
+  const respawn = command('respawn-pane', '-t', pane, ...envArgs(env));
+  return [
+    'set-option', '-p', '-t', pane, 'remain-on-exit', 'on', ';',
+    'set-hook', '-p', '-t', pane, 'pane-died', respawn, ';',
+    'set-option', '-w', '-t', pane, HOLDER_OPTION, '1',
+  ];
+}
+
+/** tmux's argv that lets the holder pane close with its program: a stop on purpose. */
+export function disarmArgs(pane: string): string[] {
+  return ['set-option', '-p', '-t', pane, 'remain-on-exit', 'off', ';', 'set-hook', '-p', '-u', '-t', pane, 'pane-died'];
+}
+
+/** The holder as `list-windows` shows it: `#{window_name}\t#{pane_id}\t#{pane_dead}\t#{pane_pid}`. */
+export interface HolderPane {
+  pane: string;
+  dead: boolean;
+  pid: number;
+}
+
+export const HOLDER_LIST_FORMAT = `#{window_name}\t#{pane_id}\t#{pane_dead}\t#{pane_pid}\t#{${HOLDER_OPTION}}`;
+
+/** The holder among `_nerdr`'s windows (list-panes -s with HOLDER_LIST_FORMAT), or null. Pure. */
+export function findHolder(listing: string): HolderPane | null {
+  for (const line of listing.split('\n')) {
+    const [name, pane = '', dead, pid, mark] = line.split('\t');
+    if (name !== HOLDER_WINDOW && mark !== '1') continue;
+    if (!/^%\d+$/.test(pane)) continue;
+    return { pane, dead: dead === '1', pid: Number(pid) || 0 };
+  }
+  return null;
+}
+
+// ---- starts, crashes and back-off (pure, the clock passed in) -----------------------------
+
+export interface StartRecord {
+  /** When it started (ms). */
+  at: number;
+  /** When it went on after waiting out a crash loop (ms); its life is counted from here. */
+  ready?: number;
+  pid: number;
+  /** How it ended: null while it runs (or when it was killed without a word), else the reason. */
+  ended: { at: number; clean: boolean; why: string } | null;
+}
+
+/** A supervisor that ended sooner than this after its start crashed early: a loop, if it repeats. */
+export const SHORT_LIFE_MS = 3000;
+/** This many early crashes in a row make the next start wait. */
+export const LOOP_CRASHES = 3;
+export const MAX_DELAY_MS = 60_000;
+const KEEP = 20;
+
+/** How long each start lived: until its recorded end, else until the next start (a kill -9 writes nothing). */
+function lifetimes(starts: StartRecord[]): { start: StartRecord; ms: number | null; crashed: boolean }[] {
+  const sorted = [...starts].sort((a, b) => a.at - b.at);
+  return sorted.map((s, i) => {
+    const end = s.ended?.at ?? sorted[i + 1]?.at ?? null;
+    return { start: s, ms: end === null ? null : end - (s.ready ?? s.at), crashed: !(s.ended?.clean ?? false) };
+  });
+}
+
+/** The early crashes in a row that end the record (newest first): each a start that died within SHORT_LIFE_MS. */
+export function recentCrashes(starts: StartRecord[]): StartRecord[] {
+  const out: StartRecord[] = [];
+  const lives = lifetimes(starts);
+  for (let i = lives.length - 1; i >= 0; i--) {
+    const l = lives[i]!;
+    if (l.ms === null) continue; // the one running now, or whose end is not known yet
+    if (!l.crashed || l.ms >= SHORT_LIFE_MS) break;
+    out.push(l.start);
+  }
+  return out;
+}
+
+/**
+ * How long a start waits before it runs, and why: nothing after a supervisor that ran a while
+ * was killed (tmux revives it at once, however often), 2 s after three early crashes in a row,
+ * doubling with each more, a minute at most. `now` is when this start came.
+ */
+export function startDelay(starts: StartRecord[], now: number): { ms: number; why: string } | null {
+  const crashes = recentCrashes([...starts.filter((s) => s.at <= now), { at: now, pid: -1, ended: null }]);
+  if (crashes.length < LOOP_CRASHES) return null;
+  const ms = Math.min(MAX_DELAY_MS, 2000 * 2 ** (crashes.length - LOOP_CRASHES));
+  const last = crashes[0]!;
+  const why = last.ended?.why ? `last: ${last.ended.why}` : 'last: killed without a word (kill -9, the OOM killer)';
+  return { ms, why: `the supervisor ended ${crashes.length} times in a row within ${SHORT_LIFE_MS / 1000} s of starting (${why})` };
+}
+
+/** The record with this start added (and old ones dropped). Pure. */
+export function withStart(starts: StartRecord[], at: number, pid: number): StartRecord[] {
+  return [...starts, { at, pid, ended: null }].slice(-KEEP);
+}
+
+/** The record with this pid's wait over. Pure. */
+export function withReady(starts: StartRecord[], pid: number, at: number): StartRecord[] {
+  return starts.map((s) => (s.pid === pid && s.ended === null ? { ...s, ready: at } : s));
+}
+
+/** The record with this pid's end written. Pure. */
+export function withEnd(starts: StartRecord[], pid: number, at: number, clean: boolean, why: string): StartRecord[] {
+  return starts.map((s) => (s.pid === pid && s.ended === null ? { ...s, ended: { at, clean, why } } : s));
+}
+
+export function readStarts(file: string): StartRecord[] {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter((s): s is StartRecord => !!s && typeof s === 'object' && typeof (s as StartRecord).at === 'number' && typeof (s as StartRecord).pid === 'number');
+  } catch {
+    return [];
+  }
+}
+
+export function writeStarts(file: string, starts: StartRecord[]): void {
+  try {
+    writeFileAtomic(file, JSON.stringify(starts));
+  } catch {
+    // the record only paces restarts: a start is never refused for it
+  }
+}

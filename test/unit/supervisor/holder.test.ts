@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import {
+  armArgs,
+  disarmArgs,
+  findHolder,
+  holderArgv,
+  holderEnvironment,
+  newHolderArgs,
+  recentCrashes,
+  startDelay,
+  withEnd,
+  withReady,
+  withStart,
+  type StartRecord,
+} from '../../../src/supervisor/holder.js';
+
+describe('the holder pane', () => {
+  it('runs the supervisor under a fixed sh line, paths as parameters', () => {
+    const argv = holderArgv('/usr/bin/node', '/x/bin/nerdr.js', '/tmp/tmux-0/a b;c', '/s/core.log');
+    expect(argv.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+    expect(argv[2]).not.toContain('/s/core.log');
+    expect(argv.slice(4)).toEqual(['/s/core.log', '/usr/bin/node', '/x/bin/nerdr.js', '-S', '/tmp/tmux-0/a b;c', 'supervise', '--holder']);
+  });
+
+  it('hands the environment on without tmux variables or a window secret', () => {
+    const env = holderEnvironment({ PATH: '/bin', TMUX: 'x', TMUX_PANE: '%1', NERDR_TAB: 's3cret', NERDR_STATE_DIR: '/st', 'BAD-NAME': '1', NUL: 'a\0b' });
+    expect(env).toEqual({ PATH: '/bin', NERDR_STATE_DIR: '/st' });
+    const args = newHolderArgs(env, ['sh', '-c', 'x']);
+    expect(args.slice(args.indexOf('--'))).toEqual(['--', 'sh', '-c', 'x']);
+    expect(args).toContain('PATH=/bin');
+  });
+
+  it('arms its own pane: kept on exit, respawned with the same environment; disarming lets it close', () => {
+    const args = armArgs('%7', { A: "it's; #{x}" });
+    expect(args.slice(0, 6)).toEqual(['set-option', '-p', '-t', '%7', 'remain-on-exit', 'on']);
+    const hook = args[args.indexOf('pane-died') + 1]!;
+    expect(hook.startsWith("respawn-pane '-t' '%7' '-e' ")).toBe(true);
+    // the value is quoted for tmux's parser: the ; and the quote stay inside one argument
+    expect(hook).toContain(`'-e' 'A=it'\\''s; #{x}'`);
+    expect(disarmArgs('%7')).toEqual(['set-option', '-p', '-t', '%7', 'remain-on-exit', 'off', ';', 'set-hook', '-p', '-u', '-t', '%7', 'pane-died']);
+  });
+
+  it('finds the holder among the hidden session panes', () => {
+    const listing = '_home\t%1\t0\t100\t\n_supervisor\t%4\t1\t200\t1\ndemo\t%5\t0\t300\t\n';
+    expect(findHolder(listing)).toEqual({ pane: '%4', dead: true, pid: 200 });
+    expect(findHolder('_home\t%1\t0\t100\t\n')).toBeNull();
+  });
+});
+
+describe('crash loops', () => {
+  const s = (at: number, pid: number, end?: { at: number; clean: boolean }): StartRecord => ({ at, pid, ended: end ? { ...end, why: 'x' } : null });
+
+  it('a supervisor that ran a while and was killed is revived at once, however often', () => {
+    const starts = [s(0, 1), s(10_000, 2), s(20_000, 3), s(30_000, 4)];
+    expect(startDelay(starts, 40_000)).toBeNull();
+  });
+
+  it('three early crashes in a row make the next start wait, doubling to a minute', () => {
+    let starts: StartRecord[] = [s(0, 1)];
+    expect(startDelay([...starts, s(100, 2)], 200)).toBeNull();
+    starts = [s(0, 1), s(100, 2), s(200, 3)];
+    expect(startDelay(starts, 300)).toMatchObject({ ms: 2000 });
+    expect(startDelay([...starts, s(300, 4)], 400)).toMatchObject({ ms: 4000 });
+    const many = Array.from({ length: 12 }, (_, i) => s(i * 100, i + 1));
+    expect(startDelay(many, 1200)!.ms).toBe(60_000);
+    expect(startDelay(many, 1200)!.why).toContain('killed without a word');
+  });
+
+  it('a clean stop or a long life ends the loop; a wait is not counted as life', () => {
+    expect(startDelay([s(0, 1), s(100, 2), s(200, 3, { at: 250, clean: true })], 300)).toBeNull();
+    // the one running now is not counted; the one that lived 4.9 s ends the run
+    expect(recentCrashes([s(0, 1), s(100, 2), s(5000, 3), s(5100, 4), s(5200, 5)])).toHaveLength(2);
+    // a start that waited 8 s and then crashed within a second still crashed early
+    let r = withStart([], 0, 1);
+    r = withReady(r, 1, 8000);
+    r = withEnd(r, 1, 8500, false, 'uncaught: boom');
+    expect(recentCrashes(r)).toHaveLength(1);
+    expect(r[0]!.ended).toEqual({ at: 8500, clean: false, why: 'uncaught: boom' });
+  });
+});
