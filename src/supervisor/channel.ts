@@ -3,6 +3,7 @@
 // attached to _nerdr (src/tmux/client.ts); the unit tests drive the supervisor with a fake.
 
 import { ControlClient, type Reply } from '../tmux/client.js';
+import { OutputKeeper } from '../tmux/keeper.js';
 import { serverRunning, tmux } from '../tmux/server.js';
 import { HIDDEN_SESSION } from './discover.js';
 
@@ -28,6 +29,8 @@ export interface ControlChannel {
   close(): Promise<void>;
   /** Ends the channel without a goodbye (tests of crash recovery). */
   kill(): void;
+  /** Pids of the channel's own other tmux clients (the output keeper), which are never stale. */
+  readonly companions?: number[];
 }
 
 /** Where channels come from: one per connection, a new one after a reconnect. */
@@ -38,16 +41,24 @@ export interface ControlServer {
   running(): Promise<boolean>;
 }
 
-/** The real control client, as a channel. */
-export function controlClientChannel(client: ControlClient): ControlChannel {
+/** The real control client, as a channel; the keeper (src/tmux/keeper.ts) ends with it. */
+export function controlClientChannel(client: ControlClient, keeper?: OutputKeeper): ControlChannel {
+  client.on('exit', () => keeper?.close());
   return {
     send: (commands, done) => client.sendWith(commands, done),
     on: (event, listener) => client.on(event, listener as never),
     get closed() {
       return client.isClosed;
     },
-    close: () => client.close(),
-    kill: () => client.kill(),
+    close: () => {
+      keeper?.close();
+      return client.close();
+    },
+    kill: () => {
+      keeper?.close();
+      client.kill();
+    },
+    companions: keeper?.pid ? [keeper.pid] : [],
   };
 }
 
@@ -56,7 +67,7 @@ export function tmuxControlServer(socket: string): ControlServer {
   return {
     async open() {
       await ensureHiddenSession(socket);
-      return controlClientChannel(new ControlClient(socket, HIDDEN_SESSION));
+      return controlClientChannel(new ControlClient(socket, HIDDEN_SESSION), new OutputKeeper(socket, HIDDEN_SESSION));
     },
     running: () => serverRunning(socket),
   };

@@ -74,7 +74,7 @@ export function setupArgv(setup: { command: string; hint: string }, argv: string
  */
 export const EXIT_MARKER = '\x1b]7717;nerdr-exit\x07';
 
-/** Longest the guard waits for the supervisor: longer than pause-after (5 s), see below. */
+/** Longest the guard waits for the supervisor: longer than pause-after (2 s, PAUSE_AFTER_S in supervisor.ts), see below. */
 export const EXIT_GUARD_WAIT_S = 6;
 
 /** The wait-for channel the guard of pane `%N` waits on. */

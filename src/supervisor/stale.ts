@@ -9,8 +9,8 @@ import type { Logger } from './log.js';
 
 export interface StaleClientDeps {
   run(cmd: string): Promise<string>;
-  /** This supervisor's own control client, never ended. */
-  me: { name: string; pid: number };
+  /** This supervisor's own control client (and its companions: the output keeper), never ended. */
+  me: { name: string; pid: number; companions?: number[] };
   clock: Clock;
   log: Logger;
 }
@@ -21,7 +21,7 @@ export async function endStaleClients(deps: StaleClientDeps): Promise<void> {
     const [name, pid, control, session] = line.split('\t');
     if (control !== '1' || session !== HIDDEN_SESSION || name === deps.me.name) continue;
     const p = Number(pid);
-    if (!Number.isInteger(p) || p <= 0 || p === deps.me.pid) continue;
+    if (!Number.isInteger(p) || p <= 0 || p === deps.me.pid || deps.me.companions?.includes(p)) continue;
     deps.log('warn', `ending stale control client ${name} (pid ${p})`);
     try {
       process.kill(p, 'SIGTERM');

@@ -41,6 +41,9 @@ import { tmuxControlServer, type ControlChannel, type ControlServer } from './ch
 
 export interface SupervisorOptions {
   tmuxSocket: string;
+/** How far behind (s) our control client may fall before tmux drops its backlog of a pane. */
+export const PAUSE_AFTER_S = 2;
+
   log: Logger;
   /** Insert the light prefix into the user's status formats (with a backup). */
   installLights: boolean;
@@ -189,7 +192,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     channel.on('notification', (name, args) => this.onNotification(name, args));
     channel.on('exit', (reason) => void this.onClientExit(channel, reason));
 
-    await this.run('refresh-client -f pause-after=5');
+    // our backlog is dropped (and the screen taken again) once 2 s old: with the output keeper
+    // attached, tmux reads agents on however far behind we are (src/tmux/keeper.ts)
+    await this.run(`refresh-client -f pause-after=${PAUSE_AFTER_S}`);
     const me = (await this.run(command('display', '-p', '#{client_name}\t#{client_pid}\t#{version}\t#{pid}'))).split('\t');
     this.clientName = me[0] ?? '';
     this.clientPid = Number(me[1]);
@@ -199,7 +204,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     // tmux 3.2 sizes windows by an unsized control client too (80x24): be ignored while a user's
     // client is attached, and have _nerdr's size while none is
     if (this.tmux.controlClientSized) await this.runAll(['refresh-client -f ignore-size', 'refresh-client -C 160x48']);
-    await endStaleClients({ run: (c) => this.run(c), me: { name: this.clientName, pid: this.clientPid }, clock: this.clock, log: this.log });
+    await endStaleClients({ run: (c) => this.run(c), me: { name: this.clientName, pid: this.clientPid, companions: channel.companions ?? [] }, clock: this.clock, log: this.log });
     await this.runAll([
       command('set-option', '-t', `=${HIDDEN_SESSION}:`, 'destroy-unattached', 'off'),
       command('set-option', '-t', `=${HIDDEN_SESSION}:`, 'detach-on-destroy', 'on'),

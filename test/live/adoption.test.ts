@@ -61,11 +61,12 @@ describe.skipIf(!tmuxAvailable)('adoption after kill -9 under a flood', () => {
     const newSup = await env.supervisorPid();
     expect(newSup).not.toBe(sup);
 
-    // exactly one nerdr control client on _nerdr: the orphan of the killed one was ended
+    // exactly one nerdr control client on _nerdr (and its output keeper, which takes no output):
+    // the orphans of the killed one were ended
     await waitFor(
       async () => {
-        const clients = await env.tmuxOk('list-clients', '-F', '#{client_control_mode} #{session_name}');
-        return clients.split('\n').filter((l) => l === '1 _nerdr').length === 1;
+        const clients = (await env.tmuxOk('list-clients', '-F', '#{client_control_mode} #{session_name} #{?#{m:*no-output*,#{client_flags}},keeper,reader}')).split('\n');
+        return clients.filter((l) => l === '1 _nerdr reader').length === 1 && clients.filter((l) => l === '1 _nerdr keeper').length <= 1;
       },
       { timeoutMs: 15_000, what: 'one control client on _nerdr' },
     );

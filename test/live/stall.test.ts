@@ -6,9 +6,8 @@
 // What goes wrong without care (tmux 3.2a–3.7c, see src/tmux/stall.ts): tmux pauses the panes
 // whose queued output aged past pause-after while it writes to us again, queues their
 // `%pause` lines, and then stops writing until we send it something. The panes stay paused, the
-// mirrors stale, the lights frozen. With no other client attached, tmux also stops reading the
-// panes while we are stopped, so the flooding programs block and no `%pause` comes during the
-// stop itself; coloured lines from three panes make it likely that tmux holds queued output
+// mirrors stale, the lights frozen. (With no other client attached, tmux also stopped reading the
+// panes while we were stopped, until the output keeper: test/live/stall-holdup.test.ts.) Coloured lines from three panes make it likely that tmux holds queued output
 // for several panes when that happens, and a window switch during the stop puts a notification
 // line behind it.
 
@@ -21,7 +20,7 @@ import { SHARED_FIXTURES } from '../shared-fixtures.js';
 
 const SCREEN = path.join(SHARED_FIXTURES, 'screens', 'claude', '04-permission-bash.ansi.txt');
 const PANES = ['flood1', 'flood2', 'flood3'];
-/** Longer than the supervisor's pause-after (5 s): tmux pauses what it queued for us. */
+/** Longer than the supervisor's pause-after (2 s): tmux pauses what it queued for us. */
 const STOP_MS = 7000;
 
 // A stand-in for `claude`: coloured lines until $FLOOD_DIR/end exists (at most 60 s and 200 MB),
