@@ -159,6 +159,8 @@ export interface SessionReport {
 
 export interface ReleaseReport {
   source: string;
+  /** A turn was under way (working or blocked since the last idle): an idle after a restart completes it. */
+  active?: boolean;
   agent: string;
   seq?: unknown;
 }
@@ -440,7 +442,7 @@ export class Arbiter {
    * window (a tmux option) so that a new supervisor can carry on after a crash.
    */
   facts(): PersistedFacts {
-    const f: PersistedFacts = { v: 1, subagents: this.subagentCount(), backgroundTasks: this.bgTasks, seen: this.seenFlag };
+    const f: PersistedFacts = { v: 1, subagents: this.subagentCount(), backgroundTasks: this.bgTasks, seen: this.seenFlag, active: this.activeSinceIdle };
     if (this.conversation) f.conversation = { ...this.conversation };
     if (this.hook) f.hook = { phase: this.hook.phase, why: this.hook.why };
     if (this.custom) f.report = { source: this.custom.source, agent: this.custom.agent, state: this.custom.state, message: this.custom.message };
@@ -523,6 +525,9 @@ export class Arbiter {
       case 'prompt-submit':
         set('working', f.scheduled ? `${f.event}: a scheduled wakeup started a turn` : `${f.event}: prompt submitted`);
         break;
+    // a turn that was under way, or ended unseen, when the last supervisor went: the first idle
+    // screen this one sees completes it (done), as it would have without the restart
+    this.activeSinceIdle = f.active === true || f.seen === false;
       case 'turn-start':
         set('working', `${f.event}: turn started${detail}`);
         break;
