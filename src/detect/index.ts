@@ -38,6 +38,7 @@ export { parseManifest, lintManifest, type Manifest, type CompiledRule, type Par
 export { rawScreenText, snapshotText, rowsToText } from './text.js';
 export { ENGINE_VERSION, compareVersionStrings } from './version.js';
 export { canonicalAgent, defaultBundledDir, type SourceKind } from './sources.js';
+export { inputLine, type InputLine } from './input-line.js';
 
 export interface Detection extends DetectionResult {
   /** Leave the published state unchanged this time (a skip rule won with or without the OSC inputs). */

@@ -4,7 +4,7 @@
 import type { AgentState, EngineState } from '../types.js';
 import type { HookFact } from '../integrations/events/types.js';
 import {
-  ANSWERED_MS, BACKGROUND_STALE_MS, DISMISSED_WORK_MS, DONE_IDLE_MS, DONE_UNCHANGED_MS, FALLBACK_IDLE_MS,
+  ANSWERED_MS, BACKGROUND_STALE_MS, DEFAULT_IDLE_AFTER_MS, DISMISSED_WORK_MS, DONE_IDLE_MS, DONE_UNCHANGED_MS, FALLBACK_IDLE_MS,
   HOOK_IDLE_CONTRADICTED_MS, INTERRUPTED_IDLE_MS, PENDING_IDLE_HOLD_MS, STARTUP_GRACE_MS, STATUS_IDLE_HOLD_MS,
   STATUS_LATE_END_MS,
 } from './constants.js';
@@ -30,6 +30,28 @@ export interface ScreenEvaluation {
   /** Winning rule id, for `explain`. */
   rule?: string;
 }
+
+/**
+ * A screen no manifest reads (the quiet rule, docs/state-rules.md): the program's output is
+ * judged by when it last changed and where the cursor is.
+ */
+export interface QuietEvaluation {
+  /** Fingerprint of the screen text; equal hashes mean "no new output". */
+  hash: string;
+  /** The text before the cursor when the cursor is on an input line (a prompt), else null. */
+  prompt: string | null;
+  /** Why the cursor's line is or is not an input line, for `explain`. */
+  why: string;
+}
+
+/**
+ * What the quiet rule says: `pending` (not quiet long enough yet, no output since the start),
+ * `output` (output flowing), `idle`, `silent` (quiet, the cursor not on an input line, but it
+ * waited at one before: likely working without output), `unsure` (the same, and it never waited
+ * at an input line since it started) or `off` (idle after 0 s). With `unsure` and `off` nerdr
+ * cannot tell whether the program will ever wait for input.
+ */
+export type QuietVerdict = 'pending' | 'output' | 'idle' | 'silent' | 'unsure' | 'off';
 
 export type Authority = 'none' | 'process' | 'screen' | 'hook' | 'status' | 'report' | 'lifecycle';
 /** launch: nerdr chose it (claude --session-id); guess: a restore resumed "the newest" one. */
@@ -90,6 +112,8 @@ export interface ArbiterView {
   report: { source: string; class: SourceClass; state: ReportState; message: string | null; at: number } | null;
   /** The agent's status file, when one is read for this window. */
   status: { status: AgentStatus['status']; waitingFor: string | null; file: string | null; at: number } | null;
+  /** The quiet rule, while it reads the screen (no manifest knows the program); else null. */
+  quiet: { idleAfterMs: number; verdict: QuietVerdict; prompt: string | null; inputWhy: string; changedAt: number; why: string } | null;
 }
 
 export interface ArbiterChange {
@@ -122,6 +146,8 @@ export interface ArbiterOptions {
   hasIdleRules?: boolean;
   /** A conversation id chosen by nerdr at launch (e.g. Claude --session-id). */
   conversationId?: string;
+  /** The quiet rule's wait, for a screen no manifest reads (quietScreen); 0 = off. Default 3 s. */
+  idleAfterMs?: number;
 }
 
 /** The arbiter's facts that outlive a supervisor (see Arbiter.facts). */
@@ -133,6 +159,8 @@ export interface PersistedFacts {
   backgroundTasks: number;
   report?: { source: string; agent: string; state: ReportState; message: string | null };
   seen: boolean;
+  /** A turn was under way (working or blocked since the last idle): an idle after a restart completes it. */
+  active?: boolean;
 }
 
 export interface AgentReport {
@@ -159,8 +187,6 @@ export interface SessionReport {
 
 export interface ReleaseReport {
   source: string;
-  /** A turn was under way (working or blocked since the last idle): an idle after a restart completes it. */
-  active?: boolean;
   agent: string;
   seq?: unknown;
 }
@@ -206,6 +232,17 @@ export class Arbiter {
   private blockerGoneAt = -Infinity;
   private screenState: EngineState = 'unknown';
   private screenWhy = 'no screen evaluation yet';
+
+  // the quiet rule: a screen no manifest reads (quietScreen)
+  private readonly idleAfterMs: number;
+  private quietEv: QuietEvaluation | null = null;
+  /** When its text last changed (the first evaluation counts). */
+  private quietChangedAt = -Infinity;
+  /** When it last changed after the startup grace or a first idle: output, not the program drawing its start. */
+  private quietOutputAt = -Infinity;
+  /** The rule said idle since the process started: what follows answers the user. */
+  private quietIdled = false;
+  private quietVerdict: QuietVerdict | null = null;
 
   // hooks
   private hook: HookState | null = null;
@@ -254,6 +291,7 @@ export class Arbiter {
     this.agent = canonicalAgent(opts.agent);
     this.clock = opts.clock;
     this.defaultHasIdleRules = opts.hasIdleRules ?? true;
+    this.idleAfterMs = Math.max(0, opts.idleAfterMs ?? DEFAULT_IDLE_AFTER_MS);
     this.since = opts.clock();
     if (opts.conversationId !== undefined && validSessionId(opts.conversationId)) {
       this.conversation = { id: opts.conversationId.trim(), from: 'launch', owner: null };
@@ -312,6 +350,26 @@ export class Arbiter {
     if (e.state !== 'blocked' && prev !== null && prev.state === 'blocked') this.blockerGoneAt = now;
     this.ev = e;
     this.evAt = now;
+    this.quietEv = null; // a manifest reads this screen now
+    return this.advance(now);
+  }
+
+  /**
+   * A new look at a screen no manifest reads (docs/state-rules.md, "The quiet rule"): the program
+   * is idle once its output is quiet for `idleAfterMs` with the cursor on an input line.
+   */
+  quietScreen(e: QuietEvaluation): ArbiterUpdate {
+    const now = this.clock();
+    const prev = this.quietEv;
+    if (prev === null) this.quietChangedAt = now;
+    else if (prev.hash !== e.hash) {
+      this.quietChangedAt = now;
+      // what a program draws as it starts is not work (its first idle is no completion); what it
+      // writes once it has waited for input is, however soon
+      if (now >= this.graceUntil || this.quietIdled) this.quietOutputAt = now;
+    }
+    this.quietEv = e;
+    this.ev = null;
     return this.advance(now);
   }
 
@@ -433,6 +491,9 @@ export class Arbiter {
       },
       report: rep,
       status: this.status ? { status: this.status.s.status, waitingFor: this.status.s.waitingFor ?? null, file: this.status.s.file ?? null, at: this.status.at } : null,
+      quiet: this.quietVerdict !== null && this.quietEv !== null
+        ? { idleAfterMs: this.idleAfterMs, verdict: this.quietVerdict, prompt: this.quietEv.prompt, inputWhy: this.quietEv.why, changedAt: this.quietChangedAt, why: this.screenWhy }
+        : null,
     };
   }
 
@@ -464,6 +525,9 @@ export class Arbiter {
       this.custom = { source: f.report.source, agent: f.report.agent, state: f.report.state, message: f.report.message, at: now };
     }
     this.seenFlag = f.seen;
+    // a turn that was under way, or ended unseen, when the last supervisor went: the first idle
+    // screen this one sees completes it (done), as it would have without the restart
+    this.activeSinceIdle = f.active === true || f.seen === false;
     return this.advance(now);
   }
 
@@ -492,6 +556,10 @@ export class Arbiter {
     this.evAt = this.hashChangedAt = this.idleSince = this.workingSince = this.blockerGoneAt = -Infinity;
     this.screenState = 'unknown';
     this.screenWhy = 'no screen evaluation yet';
+    this.quietEv = null;
+    this.quietChangedAt = this.quietOutputAt = -Infinity;
+    this.quietVerdict = null;
+    this.quietIdled = false;
   }
 
   private applyHook(f: HookFact, now: number): void {
@@ -525,9 +593,6 @@ export class Arbiter {
       case 'prompt-submit':
         set('working', f.scheduled ? `${f.event}: a scheduled wakeup started a turn` : `${f.event}: prompt submitted`);
         break;
-    // a turn that was under way, or ended unseen, when the last supervisor went: the first idle
-    // screen this one sees completes it (done), as it would have without the restart
-    this.activeSinceIdle = f.active === true || f.seen === false;
       case 'turn-start':
         set('working', `${f.event}: turn started${detail}`);
         break;
@@ -741,7 +806,10 @@ export class Arbiter {
 
   /** Screen path (docs/state-rules.md): advances `screenState` with its timers. */
   private runScreen(now: number, timers: PendingTimer[]): void {
+    this.quietVerdict = null;
     if (this.proc === 'exited') { this.screenState = 'unknown'; this.screenWhy = 'process exited'; return; }
+    // the quiet rule waits for quiet output itself: no grace before it
+    if (this.quietEv !== null) return this.runQuietRule(this.quietEv, now, timers);
     if (now < this.graceUntil) {
       this.screenState = 'unknown';
       this.screenWhy = 'startup grace: the screen is not read yet';
@@ -749,7 +817,10 @@ export class Arbiter {
       return;
     }
     const e = this.ev;
-    if (e === null) return;
+    if (e === null) {
+      this.screenWhy = 'no screen evaluation yet'; // not the grace's reason once it is over
+      return;
+    }
     const prev = this.screenState;
     switch (e.state) {
       case 'blocked':
@@ -789,6 +860,33 @@ export class Arbiter {
     const at = this.idleSince + PENDING_IDLE_HOLD_MS;
     if (now >= at) { this.screenState = 'idle'; this.screenWhy = 'screen idle (held briefly, no visible idle evidence)'; }
     else timers.push({ name: 'pending-idle', at, what: 'publish idle if the screen stays idle' });
+  }
+
+  /** The quiet rule (docs/state-rules.md): output flowing, idle at an input line, or cannot tell. */
+  private runQuietRule(q: QuietEvaluation, now: number, timers: PendingTimer[]): void {
+    const after = this.idleAfterMs;
+    const s = `${after / 1000} s`;
+    const set = (verdict: QuietVerdict, state: EngineState, why: string): void => {
+      this.quietVerdict = verdict;
+      this.screenState = state;
+      this.screenWhy = why;
+    };
+    if (after <= 0) return set('off', 'unknown', 'no manifest knows this program and its quiet rule is off (idle after 0 s): nerdr cannot tell when it waits for input');
+    const timer = (at: number): void => void timers.push({ name: 'quiet-idle', at, what: `its output quiet for ${s}: idle if the cursor is on an input line` });
+    if (now < this.quietOutputAt + after) {
+      timer(this.quietOutputAt + after);
+      return set('output', 'working', `output flowing: its screen changed within the last ${s} (no manifest knows this program, so this is output, not an agent's turn)`);
+    }
+    if (now < this.quietChangedAt + after) {
+      timer(this.quietChangedAt + after);
+      return set('pending', 'unknown', `no manifest knows this program: idle once its output is quiet for ${s} with the cursor on an input line`);
+    }
+    if (q.prompt !== null) {
+      this.quietIdled = true;
+      return set('idle', 'idle', `its output quiet for ${s} with the cursor on an input line (after ${JSON.stringify(q.prompt)})`);
+    }
+    if (this.quietIdled) return set('silent', 'unknown', `its output quiet for ${s}, but ${q.why}: it may be working without output (it waited at an input line before, so a message waits for the next one)`);
+    set('unsure', 'unknown', `its output quiet for ${s}, but ${q.why}, and it has not waited at an input line since it started: nerdr cannot tell whether it waits for input (no manifest knows this program)`);
   }
 
   private screenActive(now: number): boolean {

@@ -29,3 +29,9 @@ export const BACKGROUND_STALE_MS = 20000;
 export const STATUS_IDLE_HOLD_MS = 1500;
 /** A turn end hook this soon after the status file's idle was taken as a stop: it was a completion. */
 export const STATUS_LATE_END_MS = 10000;
+/** The quiet rule (a program no manifest knows): its output quiet this long, with the cursor on an
+ *  input line, is idle; `nerdr new --cmd … --idle-after S` and config.toml `[detect] idle_after`
+ *  change it, 0 switches the rule off. As long as the interrupted-turn and startup waits: a
+ *  program streaming an answer pauses for well under a second between chunks, and a message
+ *  queued for it waits no longer than for an agent. */
+export const DEFAULT_IDLE_AFTER_MS = 3000;
