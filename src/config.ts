@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { INSTALL_MODES, type InstallMode } from './integrations/modes.js';
 // integrations/ imports this file too (gemini.ts): only functions here may touch its bindings
 import { INTEGRATIONS, wiringFor } from './integrations/index.js';
+import { DEFAULT_IDLE_AFTER_MS } from './state/constants.js';
 
 export interface AgentConfig {
   /** launch | home | worktree | off — see docs/config.md. */
@@ -35,6 +36,28 @@ export interface NerdrConfig {
   control: ControlScope;
   /** `[fleet]`: other hosts' agents over SSH (docs/fleet.md). */
   fleet: FleetConfig;
+  /** `[detect]`: how windows are read. */
+  detect: DetectConfig;
+}
+
+export interface DetectConfig {
+  /**
+   * The quiet rule (docs/state-rules.md): a `nerdr new --cmd` program no manifest knows is idle
+   * once its output is quiet this many seconds with the cursor on an input line; 0 = off.
+   * A window takes it when it is made (`--idle-after` wins).
+   */
+  idle_after: number;
+}
+
+/** `--idle-after` and `[detect] idle_after`: 0 (off), or between these many seconds. */
+export const IDLE_AFTER_MIN_S = 0.5;
+export const IDLE_AFTER_MAX_S = 3600;
+
+/** What is wrong with an idle-after value in seconds, or null. */
+export function idleAfterProblem(v: unknown): string | null {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return `must be a number of seconds (got ${show(v)})`;
+  if (v !== 0 && (v < IDLE_AFTER_MIN_S || v > IDLE_AFTER_MAX_S)) return `must be 0 (off) or from ${IDLE_AFTER_MIN_S} to ${IDLE_AFTER_MAX_S} seconds (got ${v})`;
+  return null;
 }
 
 export interface FleetHost {
@@ -90,7 +113,7 @@ export function defaultAgentConfig(agent: string): AgentConfig {
 export function defaultConfig(): NerdrConfig {
   const agents: Record<string, AgentConfig> = {};
   for (const id of Object.keys(INTEGRATIONS)) agents[id] = defaultAgentConfig(id);
-  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null }, control: 'own', fleet: { ssh: ['ssh'], hosts: {} } };
+  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null }, control: 'own', fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 } };
 }
 
 /** The settings for one agent (defaults when the file does not mention it). */
@@ -138,6 +161,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
     else if (top === 'notify') bools('notify', value, config.notify);
     else if (top === 'worktrees') worktreesSection(value, config.worktrees, bad);
     else if (top === 'fleet') fleetSection(value, config.fleet, bad);
+    else if (top === 'detect') detectSection(value, config.detect, bad);
     else if (top === 'agents') {
       if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", and [agents.<name>] sections', 'defaults'); continue; }
       for (const [id, section] of Object.entries(value)) {
@@ -187,7 +211,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
         }
         config.agents[id] = ac;
       }
-    } else bad(top, 'unknown section, ignored (known: [agents.<name>], [lights], [notify], [worktrees], [fleet])', 'nothing');
+    } else bad(top, 'unknown section, ignored (known: [agents.<name>], [lights], [notify], [worktrees], [fleet], [detect])', 'nothing');
   }
   return { config, problems };
 }
@@ -216,6 +240,18 @@ function worktreesSection(value: unknown, into: WorktreesConfig, bad: (key: stri
       if (r.success) into.setup = r.data.trim() || null;
       else bad(key, `must be a shell command as a string (got ${show(v)})`, 'no setup');
     } else bad(key, 'unknown key, ignored (known: root, copy, setup)', 'nothing');
+  }
+}
+
+function detectSection(value: unknown, into: DetectConfig, bad: (key: string, message: string, used: unknown) => void): void {
+  if (!isTable(value)) return bad('detect', 'must be a table', 'defaults');
+  for (const [k, v] of Object.entries(value)) {
+    const key = `detect.${k}`;
+    if (k === 'idle_after') {
+      const problem = idleAfterProblem(v);
+      if (problem === null) into.idle_after = v as number;
+      else bad(key, problem, into.idle_after);
+    } else bad(key, 'unknown key, ignored (known: idle_after)', 'nothing');
   }
 }
 

@@ -27,6 +27,11 @@ interface Explain extends AgentRow {
   now: number;
 }
 
+/** A short time to tenths of a second (a timer 1.2 s away), a longer one as `age` shows it. */
+function within(ms: number): string {
+  return ms < 10_000 ? `${(Math.max(0, ms) / 1000).toFixed(1)}s` : age(ms);
+}
+
 export function register(program: Command): void {
   program
     .command('explain <target>')
@@ -54,7 +59,15 @@ export function register(program: Command): void {
       if (v.conversationId) out.push(`  conversation: ${v.conversationId} (from ${v.conversationFrom})`);
       out.push(`  seen: ${v.seen ? 'yes' : 'no'}`);
       const d = e.detection;
-      if (!d) out.push('  screen: not evaluated yet (no manifest for this agent, or no screen)');
+      const q = v.quiet;
+      if (q) {
+        const s = `${q.idleAfterMs / 1000} s`;
+        out.push(q.verdict === 'off'
+          ? '  screen: no manifest knows this program, and its quiet rule is off (--idle-after 0)'
+          : `  screen: no manifest knows this program; the quiet rule: idle once its output is quiet for ${s} with the cursor on an input line`);
+        out.push(`  output: last changed ${within(e.now - q.changedAt)} ago; ${q.prompt !== null ? `the cursor is after ${JSON.stringify(q.prompt)}` : q.inputWhy}`);
+        if (q.verdict === 'off' || q.verdict === 'unsure') out.push('  nerdr send: refused while nerdr cannot tell whether it waits for input');
+      } else if (!d) out.push('  screen: not evaluated yet (no manifest for this agent, or no screen)');
       else {
         const by = d.rule ?? (d.blank ? 'nothing: the screen is blank' : `fallback (${d.fallbackReason})`);
         out.push(`  screen: ${d.state} by ${by}, ${age(e.now - d.at)} ago${d.skip ? ' (skip: state left as it was)' : ''}`);
@@ -64,7 +77,7 @@ export function register(program: Command): void {
         if (d.disabledRules.length) out.push(`  disabled (too slow): ${d.disabledRules.join(', ')}`);
         out.push(`  manifest: ${d.manifest.path} (${d.manifest.source}, version ${d.manifest.version ?? 'none'})`);
       }
-      for (const t of v.pending) out.push(`  timer: ${t.name} in ${age(t.at - e.now)} — ${t.what}`);
+      for (const t of v.pending) out.push(`  timer: ${t.name} in ${within(t.at - e.now)} — ${t.what}`);
       process.stdout.write(out.join('\n') + '\n');
     });
 }

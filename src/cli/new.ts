@@ -22,6 +22,7 @@ interface NewOpts {
   json?: boolean;
   worktree?: string;
   base?: string;
+  idleAfter?: string;
 }
 
 /** Words of sh that are not programs on PATH (builtins, keywords). */
@@ -41,6 +42,20 @@ export function commandProgram(line: string): string | null {
   const w = words[i];
   if (!w || /[^A-Za-z0-9_./+@%:,~-]/.test(w) || SH_BUILTINS.has(w)) return null;
   return w;
+}
+
+/**
+ * The quiet rule's wait for a `--cmd` window, in ms: `--idle-after S`, else config.toml's
+ * `[detect] idle_after` (docs/state-rules.md, "The quiet rule").
+ */
+async function idleAfterMs(given: string | undefined): Promise<number> {
+  const { idleAfterProblem, loadConfig } = await import('../config.js');
+  const { configDir } = await import('../paths.js');
+  if (given === undefined) return Math.round(loadConfig(configDir()).config.detect.idle_after * 1000);
+  const s = given.trim() === '' ? NaN : Number(given);
+  const problem = idleAfterProblem(s);
+  if (problem !== null) throw new NerdrError(`--idle-after ${problem.replace(/\(got .*\)$/, `(got "${given}")`)}`, 'e.g. --idle-after 5, or --idle-after 0 to switch the quiet rule off');
+  return Math.round(s * 1000);
 }
 
 function resolveCwd(dir: string | undefined): string {
@@ -78,6 +93,8 @@ export interface CreateParams {
   worktree?: { path: string; branch: string; base: string } | undefined;
   /** [worktrees] setup, run in the window before the program. */
   setup?: { command: string; hint: string } | undefined;
+  /** `--cmd`: the quiet rule's wait (ms, 0 = off), kept on the window. */
+  idleAfterMs?: number | undefined;
 }
 
 /** Asks the supervisor for the window; selects it for the calling client unless detached. */
@@ -118,6 +135,7 @@ export function register(program: Command): void {
     .option('--cwd <dir>', 'working folder (default: here)')
     .option('-t, --target <session>', 'tmux session to add the window to (default: the current one)')
     .option('--cmd <command>', 'run this shell command instead of a known agent; its agent is found from its processes')
+    .option('--idle-after <seconds>', 'with --cmd, for a program no manifest knows: idle once its output is quiet this long with the cursor on an input line (default 3, or config [detect] idle_after; 0: off)')
     .option('--no-hooks', 'do not wire the agent\'s hooks (screen detection only)')
     .option('-d, --detach', 'do not switch to the new window')
     .option('--worktree <branch>', 'run it in a git worktree of this branch (made from --base when new), beside the repository')
@@ -125,6 +143,8 @@ export function register(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (agentName: string | undefined, args: string[], opts: NewOpts, cmd: Command) => {
       if (opts.base !== undefined && opts.worktree === undefined) throw new NerdrError('--base goes with --worktree BRANCH', 'nerdr new <agent> --worktree BRANCH --base REF');
+      if (opts.idleAfter !== undefined && opts.cmd === undefined) throw new NerdrError('--idle-after goes with --cmd: a known agent is read by its manifest', "nerdr new --cmd 'CMD …' --idle-after 5");
+      const idleAfter = opts.cmd !== undefined ? await idleAfterMs(opts.idleAfter) : undefined;
       let agent: string;
       let argv: string[];
       if (opts.cmd !== undefined) {
@@ -179,6 +199,7 @@ export function register(program: Command): void {
         watched: true,
         target: opts.target,
         detach: opts.detach,
+        ...(idleAfter !== undefined ? { idleAfterMs: idleAfter } : {}),
         ...(wt ? { worktree: wt.worktree } : {}),
         ...(wt?.setup ? { setup: { command: wt.setup, hint: `Fix it in ${cwd}, run the setup there yourself, then start the agent: nerdr new ${agentName ?? `--cmd …`} --worktree ${opts.worktree} (the worktree stays).` } } : {}),
       });

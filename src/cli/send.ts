@@ -164,7 +164,7 @@ export function register(program: Command): void {
       if (line > DEFAULT_MAX_LINE_BYTES) {
         throw new NerdrError(`the message holds so many control characters that its request is ${line} bytes, over the socket's ${DEFAULT_MAX_LINE_BYTES}`, 'send it in parts, or put it in a file and send its path');
       }
-      let r: { target: string; id: string; position: number; state: string; exited: boolean; warning?: string };
+      let r: { target: string; id: string; position: number; state: string; exited: boolean; warning?: string; waitsFor?: string };
       r = await call(cmd, 'nerdr.send', { target, message: text, caller: callerSecret() });
       if (r.warning) process.stderr.write(`nerdr: warning: ${r.warning}\n`);
       if (opts.wait) {
@@ -176,7 +176,9 @@ export function register(program: Command): void {
         ? 'the agent has exited: it stays queued'
         : r.state === 'idle' || r.state === 'done'
           ? 'delivering now'
-          : `it goes in when the agent is idle (now ${r.state})`;
+          : r.waitsFor
+            ? `it goes in once ${r.waitsFor} (now ${r.state === 'working' ? 'output flows' : r.state}; no manifest knows this program)`
+            : `it goes in when the agent is idle (now ${r.state})`;
       process.stdout.write(`queued for ${r.target} as #${r.position}; ${when}\n`);
     });
 

@@ -32,6 +32,8 @@ export interface SavedWindow {
   worktree?: string | null | undefined;
   branch?: string | null | undefined;
   base?: string | null | undefined;
+  /** A `--cmd` window's quiet rule wait (ms, 0 = off); absent in files of older nerdr. */
+  idleAfterMs?: number | null | undefined;
 }
 
 export interface SavedSession {
@@ -63,6 +65,7 @@ const savedWindowSchema = z.object({
   worktree: z.string().min(1).nullable().optional(),
   branch: z.string().nullable().optional(),
   base: z.string().nullable().optional(),
+  idleAfterMs: z.number().int().min(0).nullable().optional(),
 });
 
 export const savedSessionSchema = z.object({

@@ -7,8 +7,8 @@ import type { AgentState } from '../types.js';
 import type { Reply } from '../tmux/client.js';
 import { Mirror } from '../mirror/mirror.js';
 import { buildSeed, resumeAndSnapshotCommands } from '../mirror/seed.js';
-import { Arbiter, type AgentStatus, type ArbiterUpdate, type PersistedFacts } from '../state/index.js';
-import { detectSnapshot, type Detection, type LoadedManifest } from '../detect/index.js';
+import { Arbiter, DEFAULT_IDLE_AFTER_MS, type AgentStatus, type ArbiterUpdate, type PersistedFacts } from '../state/index.js';
+import { detectSnapshot, inputLine, type Detection, type LoadedManifest } from '../detect/index.js';
 import { PaneProber, type ProberEvent, type ProberStep } from '../detect/prober.js';
 import type { Identification } from '../detect/identify.js';
 import type { HookFact } from '../integrations/events/index.js';
@@ -59,6 +59,14 @@ export class WatchedAgent {
   readonly lineage: string[];
   /** Whether the prober runs: only for windows not launched as a known agent (`--cmd`). */
   readonly probed: boolean;
+  /**
+   * Hook-spool events applied to this window whose files are not deleted yet. They are kept in
+   * @nerdr_facts with their effect, so a supervisor that dies between the two never has an event
+   * applied twice by the next one, nor lost (src/supervisor/spool.ts).
+   */
+  readonly spoolApplied = new Set<string>();
+  /** The quiet rule's wait while no manifest knows the window's program (ms; 0 = off). */
+  readonly idleAfterMs: number;
 
   private _windowId: string;
   private _name: string;
@@ -77,6 +85,7 @@ export class WatchedAgent {
   private _lastOutputAt = 0;
   private _arbiter: Arbiter;
   private _lastDetection: LastDetection | null = null;
+  private _unknowable: string | null = null;
   private _generation = 0;
   private readonly prober: PaneProber;
   private lastEvalAt = 0;
@@ -105,6 +114,7 @@ export class WatchedAgent {
     // A window launched as a known agent runs that agent as its pane process, whose death
     // tmux reports; only `--cmd` windows need to be told apart by their processes.
     this.probed = p.agent === 'unknown';
+    this.idleAfterMs = p.idleAfterMs ?? DEFAULT_IDLE_AFTER_MS;
     this._windowId = p.windowId;
     this._name = p.name;
     this._links = p.links;
@@ -115,7 +125,7 @@ export class WatchedAgent {
     this._deadStatus = p.deadStatus;
     this._state = p.dead ? 'exited' : 'unknown';
     this._stateSince = now();
-    this._arbiter = new Arbiter({ agent: p.agent, clock: now });
+    this._arbiter = new Arbiter({ agent: p.agent, clock: now, idleAfterMs: this.idleAfterMs });
     this.prober = new PaneProber({ clock: now, agent: p.agent === 'unknown' ? null : p.agent });
   }
 
@@ -174,6 +184,14 @@ export class WatchedAgent {
   get lastDetection(): LastDetection | null {
     return this._lastDetection;
   }
+  /**
+   * Why nerdr cannot tell whether the window's program waits for input, or null: no manifest
+   * knows it and the quiet rule cannot say (it is off, or the cursor is not on an input line).
+   * A message is not queued for it then (docs/state-rules.md, "The quiet rule").
+   */
+  get unknowable(): string | null {
+    return this._unknowable;
+  }
   /** Bumped when the pane's process is replaced (respawn), so waits tied to the old one end. */
   get generation(): number {
     return this._generation;
@@ -194,7 +212,8 @@ export class WatchedAgent {
   /** An agent that was running before this supervisor: take back what the last one knew. */
   private restoreFacts(json: string): void {
     try {
-      const facts = JSON.parse(json) as PersistedFacts;
+      const facts = JSON.parse(json) as PersistedFacts & { spool?: unknown };
+      if (facts && Array.isArray(facts.spool)) for (const n of facts.spool) if (typeof n === 'string') this.spoolApplied.add(n);
       if (facts && facts.v === 1) this.apply(this._arbiter.restoreFacts(facts));
     } catch {
       this.host.log('warn', `${this._name}: unreadable @nerdr_facts, starting from the screen alone`);
@@ -352,7 +371,8 @@ export class WatchedAgent {
 
   private newAgent(agent: string, grace: boolean): void {
     this._agent = agent;
-    this._arbiter = new Arbiter({ agent, clock: this.host.clock.now });
+    this._arbiter = new Arbiter({ agent, clock: this.host.clock.now, idleAfterMs: this.idleAfterMs });
+    this._lastDetection = null; // the last agent's, by its manifest
     this._mirror?.clearOsc();
     this.apply(this._arbiter.processStart({ grace }));
   }
@@ -381,7 +401,13 @@ export class WatchedAgent {
       return;
     }
     const loaded = this.host.manifest(this._agent);
-    if (!loaded) return; // no rules for this program: its state stays unknown
+    if (!loaded) {
+      // no manifest knows this program (a manifest of the user's own always wins): the quiet rule
+      const snap = mirror.snapshot();
+      const input = inputLine(snap);
+      this.apply(this._arbiter.quietScreen({ hash: String(mirror.fingerprint()), prompt: input.prompt, why: input.why }));
+      return;
+    }
     const det = detectSnapshot(loaded, mirror.snapshot());
     if (det.skip) return;
     this._lastDetection = { at: this.host.clock.now(), result: det, manifest: { source: loaded.source, path: loaded.path, version: loaded.version } };
@@ -438,12 +464,17 @@ export class WatchedAgent {
     }
     const v = update.view;
     this._background = v.background;
+    const q = v.authority === 'screen' ? v.quiet : null;
+    const unknowable = q !== null && (q.verdict === 'off' || q.verdict === 'unsure') ? q.why : null;
+    // an unknown that nerdr can no longer resolve is news to a queue waiting on it, like a new state
+    const becameUnknowable = unknowable !== null && this._unknowable === null;
+    this._unknowable = unknowable;
     const stateChanged = this._state !== v.state;
     if (stateChanged) {
       this._state = v.state;
       this._stateSince = this.host.clock.now();
     }
-    this.host.settled(this, { stateChanged, change: update.change !== null });
+    this.host.settled(this, { stateChanged: stateChanged || becameUnknowable, change: update.change !== null });
   }
 
   /** Ends every timer and the mirror; later lines for the pane are ignored. */

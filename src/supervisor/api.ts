@@ -146,6 +146,13 @@ function worktreeParam(v: unknown): { path: string; branch: string; base: string
   return { path: w.path, branch: w.branch, base: w.base };
 }
 
+/** The quiet rule's wait of `nerdr new --cmd` (ms, 0 = off), or nothing for the default. */
+function idleAfterParam(v: unknown): number | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 999_999_999) throw new RpcError('invalid_params', 'idleAfterMs must be a whole number of milliseconds (0: off)');
+  return v;
+}
+
 function setupParam(v: unknown): { command: string; hint: string } | null {
   if (v === undefined || v === null) return null;
   const s = obj(v);
@@ -172,6 +179,18 @@ function checkControl(sup: Supervisor, caller: WatchedAgent | null, target: Watc
   const loaded = loadConfig(configDir());
   const v = mayControl(node(caller), node(target), action, loaded.config.control);
   if (!v.ok) throw new RpcError('not_permitted', `${v.reason}. To change it: ${controlFix(loaded.path)}`);
+}
+
+/**
+ * A message for a window whose program nerdr cannot read (no manifest knows it, and the quiet
+ * rule cannot say whether it waits): refused at once rather than queued for ever.
+ */
+function unknowableError(a: WatchedAgent, why: string): RpcError {
+  const manifest = `a manifest of your own, ${path.join(configDir(), 'agent-detection')}/<program>.toml (docs/manifest-format.md)`;
+  const fix = a.idleAfterMs === 0
+    ? `start it with the quiet rule on (nerdr new --cmd … --idle-after 3), or give the program ${manifest}`
+    : `send it once it waits at a prompt (nerdr explain ${a.name} says when), or give the program ${manifest}`;
+  return new RpcError('state_unknowable', `${a.name} (${a.windowId}): ${why}; the message was not queued; fix: ${fix}`);
 }
 
 export function registerApi(server: SocketServer, sup: Supervisor, socketPath: string): void {
@@ -268,8 +287,12 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     const text = str(p, 'message', true);
     if (text === '') throw new RpcError('invalid_params', 'the message is empty');
     if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) throw new RpcError('too_large', `a message may hold at most ${MAX_MESSAGE_BYTES} bytes`);
+    if (a.unknowable !== null && !a.dead) throw unknowableError(a, a.unknowable);
     const r = sup.messages.enqueue(a, text);
-    return { target: a.windowId, ...r, state: a.state, exited: a.dead };
+    const q = a.arbiter.view().quiet;
+    // a program the quiet rule reads: what "idle" means for it
+    const waitsFor = q ? { waitsFor: `its output is quiet for ${q.idleAfterMs / 1000} s with the cursor on an input line` } : {};
+    return { target: a.windowId, ...r, state: a.state, exited: a.dead, ...waitsFor };
   });
 
   // What became of a queued message (`nerdr send --status ID`); with follow, a stream of its
@@ -463,6 +486,7 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
       setup: setupParam(p.setup),
       conversation: conversation ? { id: conversation, from: p.conversationFrom === 'guess' ? 'guess' : 'launch' } : null,
       note: str(p, 'note'),
+      idleAfterMs: idleAfterParam(p.idleAfterMs),
     });
     return { window: created.window, pane: created.pane, id: created.id, agent };
   });

@@ -5,7 +5,7 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import { command, escapeFormat } from '../tmux/quote.js';
-import { EXIT_STATUS_OPTION, HIDDEN_SESSION } from './discover.js';
+import { EXIT_STATUS_OPTION, HIDDEN_SESSION, IDLE_AFTER_OPTION } from './discover.js';
 
 /** Variables a nested agent must not inherit: they would make it think it runs inside another agent. */
 export const UNSET_VARS = ['CODEX_THREAD_ID', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'NERDR_AGENT_PARENT'];
@@ -51,6 +51,8 @@ export interface NewWindowRequest {
   lineage?: string[] | undefined;
   /** The tmux binary for the exit guard (exitGuardArgv), on a tmux that needs it; else none. */
   exitGuard?: string | null | undefined;
+  /** The quiet rule's wait (ms, 0 = off), kept on the window as @nerdr_idle_after; null: the default. */
+  idleAfterMs?: number | null | undefined;
 }
 
 /**
@@ -160,6 +162,9 @@ export function newWindowCommands(req: NewWindowRequest): string[] {
         command('set-option', '-w', '-t', here, '@nerdr_parent', req.lineage[0]!),
         command('set-option', '-w', '-t', here, '@nerdr_lineage', req.lineage.join(' ')),
       );
+    }
+    if (req.idleAfterMs !== undefined && req.idleAfterMs !== null) {
+      cmds.push(command('set-option', '-w', '-t', here, IDLE_AFTER_OPTION, String(req.idleAfterMs)));
     }
     // set-option without -F stores the text as it is: a branch holding #{…} or $(…) stays text
     if (req.worktree) {

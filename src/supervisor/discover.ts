@@ -16,6 +16,14 @@ export function paneExitStatus(dead: boolean, tmuxStatus: string, guardStatus: s
   return tmuxStatus || (dead ? guardStatus : '');
 }
 
+/** A `--cmd` window's quiet rule wait in ms (`nerdr new --idle-after`, else config.toml's), '0' = off. */
+export const IDLE_AFTER_OPTION = '@nerdr_idle_after';
+
+/** The wait kept on a window: whole milliseconds; null when unset or unreadable (the default applies). */
+export function parseIdleAfter(text: string | undefined): number | null {
+  return text !== undefined && /^\d{1,9}$/.test(text) ? Number(text) : null;
+}
+
 const FIELDS = [
   'pane_id',
   'window_id',
@@ -39,6 +47,7 @@ const FIELDS = [
   '@nerdr_branch',
   '@nerdr_base',
   '@nerdr_lineage',
+  IDLE_AFTER_OPTION,
   'window_name',
   EXIT_STATUS_OPTION,
 ] as const;
@@ -88,6 +97,8 @@ export interface FoundPane {
   base: string;
   /** The agent windows that started this one (ids, nearest first; `nerdr new` from inside one). */
   lineage: string[];
+  /** The quiet rule's wait for this window (ms, 0 = off), or null for the default. */
+  idleAfterMs: number | null;
 }
 
 /** Parses `list-panes -a -F LIST_PANES_FORMAT` output; rows without @nerdr_pane are skipped. */
@@ -97,7 +108,7 @@ export function parsePaneList(text: string): FoundPane[] {
     // each row ends with tmux's line break; the last field (the guard's exit status) holds none
     const v = row.replace(/\n$/, '').split(FIELD);
     if (v.length !== FIELDS.length) continue;
-    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, lineage, name, guardStatus] = v as string[];
+    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, lineage, idleAfter, name, guardStatus] = v as string[];
     if (!id) continue;
     let p = byPane.get(paneId!);
     if (!p) {
@@ -125,6 +136,7 @@ export function parsePaneList(text: string): FoundPane[] {
         branch: branch ?? '',
         base: base ?? '',
         lineage: (lineage ?? '').split(' ').filter(Boolean),
+        idleAfterMs: parseIdleAfter(idleAfter),
       };
       byPane.set(paneId!, p);
     }

@@ -132,7 +132,31 @@ export class Messenger {
     const f = this.inFlight.get(a.id);
     if (f && f.timer && a.state === 'working') this.confirmed(a, 'the agent started working');
     else if (f && f.timer && a.state === 'blocked') this.confirmed(a, 'the agent asked a question');
+    if (a.unknowable !== null) this.refuseWaiting(a, a.unknowable);
     this.tryDeliver(a);
+  }
+
+  /**
+   * nerdr can no longer tell when the window's program waits for input (the quiet rule,
+   * docs/state-rules.md): its waiting messages would wait for ever, so they leave the queue,
+   * their receipts closed saying why. One being typed in goes on.
+   */
+  private refuseWaiting(a: WatchedAgent, why: string): void {
+    const q = this.queue(a);
+    const typing = this.inFlight.get(a.id)?.message.id;
+    const waiting = q.messages.filter((m) => m.id !== typing);
+    if (waiting.length === 0) return;
+    q.messages = q.messages.filter((m) => m.id === typing);
+    for (const m of waiting) {
+      const r = q.receipts.find((x) => x.id === m.id);
+      if (!r || r.closedAt !== null) continue;
+      r.closedAt = this.deps.clock.now();
+      r.closed = `not typed in: ${why}`;
+      this.deps.receipt?.(a, r);
+    }
+    this.persist(a, q);
+    this.deps.log('warn', `${a.name}: ${waiting.length} queued message(s) not typed in: ${why}`);
+    this.deps.changed(a);
   }
 
   /** A prompt-submit / turn-start hook: the strongest confirmation. */
@@ -197,6 +221,8 @@ export class Messenger {
       : [command('send-keys', '-t', a.paneId, 'Enter')];
     this.deps.sendLine(enter, () => {
       f.timer = this.deps.clock.after(CONFIRM_MS, () => this.stalled(a, f));
+      // the quiet rule shows the pasted text's echo as output, so the program works already
+      if (a.state === 'working' && a.arbiter.view().quiet !== null) this.confirmed(a, 'its output flows since the text was typed in');
     });
   }
 

@@ -238,6 +238,7 @@ async function createOne<A extends RestoreAgent>(host: RestoreHost<A>, env: Rest
     index: w.index ?? undefined,
     watched: true,
     worktree: worktree && worktree.branch ? worktree : null,
+    idleAfterMs: w.saved.idleAfterMs ?? null,
   });
   res.window = created.window;
   res.argv = argv;

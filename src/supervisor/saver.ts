@@ -70,6 +70,7 @@ export class SessionSaver {
           worktree: a.worktree,
           branch: a.branch,
           base: a.base,
+          ...(a.probed ? { idleAfterMs: a.idleAfterMs } : {}),
         });
         bySession.set(l.session, list);
       }

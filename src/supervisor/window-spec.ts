@@ -34,6 +34,8 @@ export interface WindowSpec {
   note?: string | undefined;
   /** The agent windows that asked for it, nearest first (src/supervisor/control.ts childLineage). */
   lineage?: string[] | undefined;
+  /** The quiet rule's wait for a `--cmd` window (ms, 0 = off); kept on it. Null: the default. */
+  idleAfterMs?: number | null | undefined;
 }
 
 export interface RespawnSpec {

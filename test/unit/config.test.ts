@@ -88,6 +88,18 @@ x = 1
     expect(formatProblem('/c/config.toml', byKey['notify.bell']!)).toBe('/c/config.toml: notify.bell: must be true or false (got 1); using true');
   });
 
+  it('[detect] idle_after: seconds of quiet output before a program no manifest knows is idle; 0 = off; out of range is reported', () => {
+    expect(defaultConfig().detect).toEqual({ idle_after: 3 });
+    expect(parseConfig('[detect]\nidle_after = 1.5\n')).toEqual({ config: expect.objectContaining({ detect: { idle_after: 1.5 } }), problems: [] });
+    expect(parseConfig('[detect]\nidle_after = 0\n').config.detect.idle_after).toBe(0);
+    for (const bad of ['0.1', '7200', '"3"', '-1']) {
+      const { config, problems } = parseConfig(`[detect]\nidle_after = ${bad}\n`);
+      expect(config.detect.idle_after).toBe(3);
+      expect(problems).toEqual([expect.objectContaining({ key: 'detect.idle_after', used: '3' })]);
+    }
+    expect(parseConfig('[detect]\nquiet = 1\n').problems[0]!.message).toMatch(/unknown key, ignored \(known: idle_after\)/);
+  });
+
   it('a TOML syntax error: defaults, one problem for the file', () => {
     const { config, problems } = parseConfig('[agents.claude\ninstall = ');
     expect(config).toEqual(defaultConfig());

@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { LIST_PANES_FORMAT, paneListRow, parsePaneList } from '../../../src/supervisor/discover.js';
 
 // The values of one pane row, in LIST_PANES_FORMAT's order.
-const row = (over: { session?: string; cwd?: string; note?: string; name?: string; pane?: string; worktree?: string; branch?: string; lineage?: string; dead?: string; status?: string; guard?: string } = {}) =>
+const row = (over: { session?: string; cwd?: string; note?: string; name?: string; pane?: string; worktree?: string; branch?: string; lineage?: string; idleAfter?: string; dead?: string; status?: string; guard?: string } = {}) =>
   paneListRow([
     over.pane ?? '%1', '@1', over.session ?? 'user', 'a1', over.dead ?? '0', over.status ?? '', '120', '40', 'claude', 'hash', over.cwd ?? '/w',
-    '["claude"]', '2', '$1', '4242', '', '[]', over.note ?? '', over.worktree ?? '', over.branch ?? '', over.worktree ? 'main' : '', over.lineage ?? '', over.name ?? 'claude', over.guard ?? '',
+    '["claude"]', '2', '$1', '4242', '', '[]', over.note ?? '', over.worktree ?? '', over.branch ?? '', over.worktree ? 'main' : '', over.lineage ?? '', over.idleAfter ?? '', over.name ?? 'claude', over.guard ?? '',
   ]);
 
 describe('parsePaneList', () => {
   it('the format asks for every field tmux prints in a row', () => {
-    expect(LIST_PANES_FORMAT.split('#{').length - 1).toBe(24);
+    expect(LIST_PANES_FORMAT.split('#{').length - 1).toBe(25);
   });
 
   it("a dead pane's status: tmux's, else the exit guard's (tmux 3.3 may have none); a live pane has none", () => {
@@ -23,6 +23,13 @@ describe('parsePaneList', () => {
   it('the agent windows that started a window, nearest first; none when a person did', () => {
     expect(parsePaneList(row({ lineage: 'a2 a1' }))[0]!.lineage).toEqual(['a2', 'a1']);
     expect(parsePaneList(row())[0]!.lineage).toEqual([]);
+  });
+
+  it("a --cmd window's quiet rule wait, in ms (0: off); unset or unreadable: the default (null)", () => {
+    expect(parsePaneList(row({ idleAfter: '5000' }))[0]!.idleAfterMs).toBe(5000);
+    expect(parsePaneList(row({ idleAfter: '0' }))[0]!.idleAfterMs).toBe(0);
+    expect(parsePaneList(row())[0]!.idleAfterMs).toBeNull();
+    expect(parsePaneList(row({ idleAfter: '3s' }))[0]!.idleAfterMs).toBeNull();
   });
 
   it('a folder with tabs and line breaks, and a note with a line break, do not shift the fields', () => {

@@ -14,6 +14,7 @@ import { paneListRow } from '../../../src/supervisor/discover.js';
 import { SNAPSHOT_DISPLAY_FORMAT } from '../../../src/mirror/seed.js';
 import { ManifestRegistry } from '../../../src/detect/index.js';
 import { Supervisor } from '../../../src/supervisor/supervisor.js';
+import type { Identification } from '../../../src/detect/identify.js';
 
 /** The arbiter tests' clock, with timers: `advance` fires every timer due on the way, in order. */
 export class FakeTime extends FakeClock implements Clock {
@@ -316,7 +317,7 @@ function rowOf(p: FakePane, session: string, index: number): string {
   return paneListRow([
     p.paneId, p.windowId, session, p.id, p.dead ? '1' : '0', p.deadStatus, String(p.width), String(p.height), p.agent, p.secretHash, p.cwd,
     JSON.stringify(p.argv), String(index), session === '_nerdr' ? '$0' : '$1', String(p.pid), p.options.get('@nerdr_facts') ?? '',
-    JSON.stringify(p.args), p.options.get('@nerdr_note') ?? '', '', '', '', p.options.get('@nerdr_lineage') ?? '', p.name, p.options.get('@nerdr_exit_status') ?? '',
+    JSON.stringify(p.args), p.options.get('@nerdr_note') ?? '', '', '', '', p.options.get('@nerdr_lineage') ?? '', p.options.get('@nerdr_idle_after') ?? '', p.name, p.options.get('@nerdr_exit_status') ?? '',
   ]);
 }
 
@@ -377,6 +378,8 @@ export interface RigOptions {
   /** Real time instead of the fake clock (then `wait` is of no use). */
   clock?: Clock;
   manifests?: ManifestRegistry;
+  /** Which agent a pane's processes are (default: none). */
+  probe?: (panePid: number) => Promise<Identification>;
 }
 
 /** A supervisor on a fake tmux with the given panes; started (connected, first scan done). */
@@ -396,7 +399,7 @@ export async function startRig(setup: (tmux: FakeTmux) => void = () => undefined
     notify: { bell: false, osc: false, desktop: false },
     clock: opts.clock ?? time,
     control: server,
-    probe: async () => ({ agent: null }) as never,
+    probe: opts.probe ?? (async () => ({ agent: null }) as never),
   });
   await sup.start();
   await settle();

@@ -147,4 +147,11 @@ describe('restoreSessions', () => {
     expect(moved).toMatchObject({ action: 'created', cwd: '/home/u', resume: 'fresh', conversationId: null, note: 'the folder /gone is gone: started a new conversation in /home/u' });
     expect(out.failures).toBe(1);
   });
+
+  it("a --cmd window runs its saved command again and keeps its quiet rule's wait", async () => {
+    const h = fakeHost(['work']);
+    await run(h, [sess([win({ agent: 'unknown', name: 'repl', argv: ['/bin/sh', '-c', 'myrepl'], idleAfterMs: 5000 }), win({ name: 'c', index: 2 })])]);
+    expect(h.agents.get('%1')!.spec).toMatchObject({ agent: 'unknown', argv: ['/bin/sh', '-c', 'myrepl'], idleAfterMs: 5000 });
+    expect(h.agents.get('%2')!.spec.idleAfterMs).toBeNull();
+  });
 });
