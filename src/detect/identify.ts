@@ -46,12 +46,25 @@ export interface IdentifyOptions {
    * process's cwd); resolveScript's last rule. procfs.ts has one (realpathFor). Absent: rule skipped.
    */
   realpath?: (pid: number, token: string) => string | null;
+  /**
+   * Programs the user's own manifests are for (ManifestRegistry.userPrograms): lookup key → the
+   * manifest's name. Such a name identifies its program as the known agents' names do.
+   */
+  names?: ReadonlyMap<string, string>;
 }
 
 // ---------- labels and aliases ----------
 
 export { AGENT_ALIASES, agentLabel } from '../labels.js';
 import { agentKey as lookupKey, agentLabel } from '../labels.js';
+
+/** A known agent's label for a name, else the user's manifest it names (a `.sh`-like suffix may go), else null. */
+function labelOf(name: string, opts: IdentifyOptions): string | null {
+  const known = agentLabel(name);
+  if (known !== null || !opts.names || opts.names.size === 0) return known;
+  const k = lookupKey(name);
+  return opts.names.get(k) ?? opts.names.get(k.replace(/\.[^.]+$/, '')) ?? null;
+}
 
 /** nerdr's own simulated agent: never identified by a bare name, only by its script or an override. */
 export const DEMO_LABEL = 'demo';
@@ -168,7 +181,7 @@ function resolveScript(token: string, pid: number, opts: IdentifyOptions): Resol
   const t = unquote(token);
   if (!t) return null;
   const base = baseName(t);
-  const byName = agentLabel(base);
+  const byName = labelOf(base, opts);
   if (byName) return { label: byName, name: base, via: `script ${t}` };
   const parts = t.split(/[\\/]+/).filter((p) => p !== '');
   const noExt = parts.map((p, i) => (i === parts.length - 1 ? p.replace(/\.[^.]*$/, '') : p).toLowerCase());
@@ -189,7 +202,7 @@ function resolveScript(token: string, pid: number, opts: IdentifyOptions): Resol
     const real = opts.realpath(pid, t);
     if (real && real !== t) {
       const rb = baseName(real);
-      const label = agentLabel(rb);
+      const label = labelOf(rb, opts);
       if (label) return { label, name: rb, via: `script ${t} → ${real}` };
     }
   }
@@ -278,13 +291,13 @@ export function resolveProcess(p: ProcInfo, opts: IdentifyOptions = {}): Resolve
     const w = resolveWrapped(effective, argv, p.pid, opts);
     if (w) return w;
     // the kernel name may still say more (prctl(PR_SET_NAME) without an argv rewrite)
-    const byComm = isGeneric(name) ? null : agentLabel(name);
+    const byComm = isGeneric(name) ? null : labelOf(name, opts);
     return byComm ? { label: byComm, name, via: `process name ${name}` } : null;
   }
   // 3. the effective name itself
-  const direct = agentLabel(effective);
+  const direct = labelOf(effective, opts);
   if (direct) return { label: direct, name: effective, via: effective === name ? `process name ${name}` : `argv[0] ${argv[0]}` };
-  const byComm = agentLabel(name);
+  const byComm = labelOf(name, opts);
   if (byComm) return { label: byComm, name, via: `process name ${name}` };
   // (herdr's step 4, a node that renamed itself — comm `MainThread` — is step 2 here: the effective
   // name is argv[0], which still says `node`.)

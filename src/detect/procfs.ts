@@ -15,7 +15,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { identify, OVERRIDE_VARS, type Identification, type ProcInfo } from './identify.js';
+import { identify, OVERRIDE_VARS, type Identification, type IdentifyOptions, type ProcInfo } from './identify.js';
 
 /** Processes visited at most while looking for the foreground group. */
 export const MAX_WALK = 256;
@@ -275,8 +275,8 @@ export function realpathFor(pid: number, token: string, procRoot = '/proc'): str
 }
 
 /** One probe: read the pane's processes and say which agent is in its foreground job. */
-export async function probePane(panePid: number, opts: ReadOptions = {}): Promise<Identification> {
+export async function probePane(panePid: number, opts: ReadOptions & Pick<IdentifyOptions, 'names'> = {}): Promise<Identification> {
   const procs = await readPaneProcesses(panePid, opts);
   const root = opts.procRoot ?? '/proc';
-  return identify(procs, panePid, { realpath: (pid, token) => realpathFor(pid, token, root) });
+  return identify(procs, panePid, { realpath: (pid, token) => realpathFor(pid, token, root), ...(opts.names ? { names: opts.names } : {}) });
 }

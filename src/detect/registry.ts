@@ -19,6 +19,7 @@ import {
   type SourcePaths,
 } from './sources.js';
 import { compareVersions, ENGINE_VERSION } from './version.js';
+import { agentKey, agentLabel } from '../labels.js';
 
 export interface LoadedManifest {
   agent: string;
@@ -62,6 +63,7 @@ export class ManifestRegistry extends EventEmitter {
   private readonly onWarning: (message: string) => void;
   private readonly guardOpts: Omit<RuleGuardOptions, 'onWarning'>;
   private watcher: FSWatcher | undefined;
+  private programs: Map<string, string> | undefined;
 
   constructor(opts: RegistryOptions = {}) {
     super();
@@ -94,9 +96,31 @@ export class ManifestRegistry extends EventEmitter {
     return this.agents().flatMap((a) => this.resolve(a).problems);
   }
 
+  /**
+   * The programs the user's own manifests are for, beyond the agents nerdr knows: the lookup key
+   * of each file's name and its aliases → the file's name. With `aider.toml` in the config
+   * folder, a process named aider is identified as "aider" and read by that file: a manifest of
+   * the user's own wins over the quiet rule (docs/identify.md). Kept until the next reload.
+   */
+  userPrograms(): ReadonlyMap<string, string> {
+    if (this.programs) return this.programs;
+    const m = new Map<string, string>();
+    for (const d of overrideDirs(this.paths)) {
+      for (const agent of agentsInDir(d.dir)) {
+        if (agentLabel(agent) !== null || m.has(agentKey(agent))) continue; // known agents go by their own names
+        const loaded = this.get(agent);
+        if (!loaded || (loaded.source !== 'extra' && loaded.source !== 'nerdr-config' && loaded.source !== 'herdr-config')) continue;
+        for (const n of [agent, ...loaded.manifest.aliases]) if (!m.has(agentKey(n))) m.set(agentKey(n), agent);
+      }
+    }
+    this.programs = m;
+    return m;
+  }
+
   /** Forget everything loaded; the next get() reads the files again. Emits 'change'. */
   reload(changedPath = ''): void {
     this.cache.clear();
+    this.programs = undefined;
     this.emit('change', changedPath);
   }
 

@@ -137,6 +137,24 @@ describe('§7.2 per-process name resolution', () => {
   });
 });
 
+describe("programs the user's own manifests name (IdentifyOptions.names)", () => {
+  const names = new Map([['aider', 'aider'], ['myrepl', 'myrepl']]);
+  const id = (comm: string, argv: string[]) => identify(table(200, { pid: 200, comm, argv }), SHELL, { names });
+
+  it('found by process name, argv[0], or the script a runtime or shell runs (a suffix such as .sh or .py may go)', () => {
+    expect(id('aider', ['aider', '--yes'])).toMatchObject({ agent: 'aider', pid: 200 });
+    expect(id('python3', ['/usr/bin/python3', '/home/me/.local/bin/aider', '--yes']).agent).toBe('aider');
+    expect(id('sh', ['/bin/sh', './myrepl.sh']).agent).toBe('myrepl');
+    expect(id('python3', ['python3', 'myrepl.py']).agent).toBe('myrepl');
+  });
+
+  it('nothing else is, and without the names neither is aider; a known agent keeps its own label', () => {
+    expect(id('cat', ['cat']).agent).toBeNull();
+    expect(identify(table(200, { pid: 200, comm: 'aider', argv: ['aider'] }), SHELL).agent).toBeNull();
+    expect(identify(table(200, { pid: 200, comm: 'claude', argv: ['claude'] }), SHELL, { names: new Map([['claude', 'mine']]) }).agent).toBe('claude');
+  });
+});
+
 describe('§7.3 choosing among the processes of the job', () => {
   it('the leader wins: claude plus an MCP child node …/bin/codex → claude', () => {
     const id = identify(

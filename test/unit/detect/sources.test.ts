@@ -121,6 +121,19 @@ describe('precedence', () => {
     expect(registry([b, a]).get('claude')!.version).toBe('3');
     expect(registry([], { NERDR_CONFIG_DIR: cfg }).get('claude')!.version).toBe('5');
   });
+  it("userPrograms(): the programs the user's own manifests are for (names and aliases), not the agents nerdr knows; forgotten on reload", () => {
+    write(path.join(nerdrDir(), 'aider.toml'), manifestText('aider', undefined, undefined, 'aliases = ["Aider-Chat"]\n'));
+    write(path.join(herdrDir(), 'myrepl.toml'), manifestText('myrepl'));
+    write(path.join(nerdrDir(), 'claude.toml'), manifestText('claude'));
+    write(path.join(nerdrDir(), 'wrong.toml'), manifestText('other'));
+    write(path.join(remoteDir(), 'fromherdr.toml'), manifestText('fromherdr', '1', 1));
+    const r = registry();
+    expect([...r.userPrograms()].sort()).toEqual([['aider', 'aider'], ['aider-chat', 'aider'], ['myrepl', 'myrepl']]);
+    write(path.join(nerdrDir(), 'more.toml'), manifestText('more'));
+    expect(r.userPrograms().has('more')).toBe(false);
+    r.reload();
+    expect(r.userPrograms().get('more')).toBe('more');
+  });
   it('agents() lists every agent with a file in any source', () => {
     write(path.join(herdrDir(), 'newagent.toml'), manifestText('newagent'));
     const r = registry();
