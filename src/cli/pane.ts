@@ -9,8 +9,10 @@
 // comes from HERDR_PANE_ID, then NERDR_TAB. herdr's global `--session NAME` is accepted anywhere
 // (and ignored: nerdr serves one socket per tmux server, named by HERDR_SOCKET_PATH).
 //
-// Exit codes (herdr's): 0 success (prints nothing); 1 server error (the JSON error reply on
-// stderr), server not running (a JSON `server_not_running` error), an invalid --state, --seq or
+// Exit codes (herdr's): 0 success (prints nothing), also when no supervisor answers but one ran
+// for this socket: the report is then kept in its spool and applied when it is back (tmux revives
+// it); 1 server error (the JSON error reply on stderr), server not running and never ran (a JSON
+// `server_not_running` error), an invalid --state, --seq or
 // --ttl-ms value; 2 usage (missing value, unknown option, `--flag=value`, missing required flag
 // or pane id, a malformed --state-label / --token, a metadata report that sets nothing).
 //
@@ -18,7 +20,10 @@
 // command in `nerdr --help`.
 
 import type { Command } from 'commander';
+import { statSync } from 'node:fs';
 import { request, SocketRequestError } from '../supervisor/socket/client.js';
+import { stringifyExact } from '../supervisor/socket/exact-json.js';
+import { spoolDirForSocket, writeSpoolFile } from '../supervisor/spool.js';
 import { serverFiles } from '../paths.js';
 import { resolveSocket } from '../tmux/server.js';
 
@@ -289,7 +294,14 @@ export async function runPane(args: string[], env: NodeJS.ProcessEnv = process.e
       return 0;
     }
     const params = paneParams(sub as Sub, rest, env);
-    await request(resolveSocketPath(env), SUBS[sub as Sub].method, params, { id: REQUEST_ID, timeoutMs: TIMEOUT_MS });
+    const socketPath = resolveSocketPath(env);
+    try {
+      await request(socketPath, SUBS[sub as Sub].method, params, { id: REQUEST_ID, timeoutMs: TIMEOUT_MS });
+    } catch (e) {
+      // no supervisor answers (it is being revived): the report is kept in its spool, as hook
+      // events are, and applied when it is back
+      if (!(e instanceof SocketRequestError && e.code === 'server_not_running' && keepReport(socketPath, SUBS[sub as Sub].method, params))) throw e;
+    }
     return 0;
   } catch (e) {
     if (e instanceof Usage) {
@@ -307,6 +319,26 @@ export async function runPane(args: string[], env: NodeJS.ProcessEnv = process.e
     }
     write(process.stderr, `error: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
+  }
+}
+
+let spooled = 0;
+
+/**
+ * Writes a report into the supervisor's hook spool (src/supervisor/spool.ts), for when it is
+ * back; false when there is no spool to keep it in (no supervisor ever ran for this socket).
+ */
+function keepReport(socketPath: string, method: string, params: Record<string, unknown>): boolean {
+  const dir = spoolDirForSocket(socketPath);
+  const secret = typeof params.pane_id === 'string' ? params.pane_id : '';
+  if (!secret || /[\n\r]/.test(secret)) return false;
+  try {
+    if (!statSync(dir).isDirectory()) return false;
+    const timeNs = BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
+    writeSpoolFile(dir, { secret, agent: '-', method, timeNs, seq: spooled++, payload: stringifyExact({ method, params }) });
+    return true;
+  } catch {
+    return false;
   }
 }
 

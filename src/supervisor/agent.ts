@@ -59,6 +59,12 @@ export class WatchedAgent {
   readonly lineage: string[];
   /** Whether the prober runs: only for windows not launched as a known agent (`--cmd`). */
   readonly probed: boolean;
+  /**
+   * Hook-spool events applied to this window whose files are not deleted yet. They are kept in
+   * @nerdr_facts with their effect, so a supervisor that dies between the two never has an event
+   * applied twice by the next one, nor lost (src/supervisor/spool.ts).
+   */
+  readonly spoolApplied = new Set<string>();
   /** The quiet rule's wait while no manifest knows the window's program (ms; 0 = off). */
   readonly idleAfterMs: number;
 
@@ -206,7 +212,8 @@ export class WatchedAgent {
   /** An agent that was running before this supervisor: take back what the last one knew. */
   private restoreFacts(json: string): void {
     try {
-      const facts = JSON.parse(json) as PersistedFacts;
+      const facts = JSON.parse(json) as PersistedFacts & { spool?: unknown };
+      if (facts && Array.isArray(facts.spool)) for (const n of facts.spool) if (typeof n === 'string') this.spoolApplied.add(n);
       if (facts && facts.v === 1) this.apply(this._arbiter.restoreFacts(facts));
     } catch {
       this.host.log('warn', `${this._name}: unreadable @nerdr_facts, starting from the screen alone`);

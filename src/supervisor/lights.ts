@@ -97,6 +97,9 @@ export class LightsWriter {
   setGlyphs(glyphs: Record<LightKind, string>): void {
     this.glyphs = glyphs;
   }
+  /** Per window and option: how often its wanted value changed, and who waits for tmux to have one. */
+  private readonly versions = new Map<string, number>();
+  private readonly waiters = new Map<string, { version: number; done: (ok: boolean) => void }[]>();
 
   /** The user's looks and light background, for the lights and the summary. */
   setLooks(looks: Record<Kind, Look>, bg: string = DEFAULT_LIGHT_BG): void {
@@ -123,9 +126,37 @@ export class LightsWriter {
     if (suffix === this.summarySuffix) return;
     this.summarySuffix = suffix;
     this.schedule();
+    const key = `${windowId} ${option}`;
+    this.versions.set(key, (this.versions.get(key) ?? 0) + 1);
   }
 
   summary(): string {
+  /**
+   * Calls `done(true)` once tmux has the option's value as it is wanted now (or a later one):
+   * what the hook spool waits for before it deletes an event it applied. `done(false)` when the
+   * window goes first.
+   */
+  whenApplied(windowId: string, option: string, done: (ok: boolean) => void): void {
+    const want = this.wanted.get(windowId)?.get(option);
+    if (want === undefined) return done(false);
+    if (this.applied.get(windowId)?.get(option) === want) return done(true);
+    const key = `${windowId} ${option}`;
+    let list = this.waiters.get(key);
+    if (!list) this.waiters.set(key, (list = []));
+    list.push({ version: this.versions.get(key) ?? 0, done });
+  }
+
+  private settleWaiters(windowId: string, option: string, version: number | null): void {
+    const key = `${windowId} ${option}`;
+    const list = this.waiters.get(key);
+    if (!list) return;
+    const ready = version === null ? list : list.filter((w) => w.version <= version);
+    const rest = version === null ? [] : list.filter((w) => w.version > version);
+    if (rest.length) this.waiters.set(key, rest);
+    else this.waiters.delete(key);
+    for (const w of ready) w.done(version !== null);
+  }
+
     return summaryText([...this.wanted.values()].map((w) => (w.get('@nerdr_state') ?? 'unknown') as AgentState), this.summaryLooks, this.summaryBg) + this.summarySuffix;
   }
 
@@ -140,14 +171,15 @@ export class LightsWriter {
     this.timer = this.clock.after(wait, () => {
       this.timer = null;
       this.flush();
+    for (const option of this.wanted.get(windowId)?.keys() ?? []) this.settleWaiters(windowId, option, null);
     });
   }
 
-  private diff(): [string, string, string][] {
-    const out: [string, string, string][] = [];
+  private diff(): [string, string, string, number][] {
+    const out: [string, string, string, number][] = [];
     for (const [win, opts] of this.wanted) {
       const have = this.applied.get(win);
-      for (const [opt, value] of opts) if (have?.get(opt) !== value) out.push([win, opt, value]);
+      for (const [opt, value] of opts) if (have?.get(opt) !== value) out.push([win, opt, value, this.versions.get(`${win} ${opt}`) ?? 0]);
     }
     return out;
   }
@@ -164,7 +196,7 @@ export class LightsWriter {
     this.lines++;
     this.send(cmds, (ok) => {
       this.inFlight = false;
-      changes.forEach(([win, opt, value], i) => {
+      changes.forEach(([win, opt, value, version], i) => {
         // a window that vanished fails its set-option and cuts the line short: the rest is
         // retried on the next flush, the vanished one is removed by the window scan
         if (!ok[i] || !this.wanted.has(win)) return;
@@ -180,3 +212,4 @@ export class LightsWriter {
     });
   }
 }
+        this.settleWaiters(win, opt, version);

@@ -52,7 +52,17 @@ export async function readSpool(sup: Supervisor, dir: string, log: Logger): Prom
   const reader = new SpoolReader<WatchedAgent>({
     dir,
     authenticate: (secret) => sup.windowBySecret(secret),
-    apply: (h) => applyHook(sup, h),
+    apply: (h, name) => sup.applySpooled(h.window, name, () => applyHook(sup, h)),
+    applyReport: (r, name) =>
+      sup.applySpooled(r.window, name, () => {
+        try {
+          sup.onReport(r.window, r);
+        } catch (err) {
+          // refused as the socket would have answered it (a metadata limit): nothing to apply
+          log('info', `spool: report ${name} refused: ${(err as Error).message}`);
+        }
+      }),
+    deleted: (a, names) => sup.spoolDeleted(a, names),
     startedAt: (a) => processStartMs(a.panePid),
     describe: (a) => `${a.name} (${a.windowId})`,
     log,

@@ -2,8 +2,10 @@
 // (POSIX sh) or in-process by the opencode plugin, into <state>/spool/<server key>/ (0700, files
 // 0600). The supervisor reads it on file-system notifications, in order per window (timestamp,
 // then name: the writer's sequence number), authenticates each file by its secret exactly as the
-// socket does (authenticateHook), applies it through the socket's hook path, and deletes it. What
-// was written while no supervisor ran is applied when one starts. docs/agents.md "Hook paths".
+// socket does (authenticateHook), applies it through the socket's hook path, and deletes it once
+// its effect is kept in tmux (the window's @nerdr_facts, which names the events applied and not
+// yet deleted, so the next supervisor applies each exactly once). What was written while no
+// supervisor ran is applied when one starts. docs/agents.md "Hook paths".
 //
 // A file:
 //   nerdr-spool 1\n secret <NERDR_TAB>\n agent <agent>\n event <name or empty>\n <clock>\n \n <payload>
@@ -22,7 +24,8 @@ import path from 'node:path';
 import { decodePayload, MAX_PAYLOAD_BYTES } from '../integrations/payload.js';
 import { authenticateHook } from './socket/hook-params.js';
 import { RpcError } from './socket/errors.js';
-import type { HookReport } from './socket/server.js';
+import type { HookReport, Report } from './socket/server.js';
+import { isHerdrReportMethod, parseHerdrReport, type HerdrReportMethod } from './socket/herdr.js';
 import type { Logger } from './log.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
 
@@ -36,6 +39,8 @@ const MAX_HEADER_BYTES = 4096;
 export const MAX_FILE_BYTES = MAX_PAYLOAD_BYTES + 1 + MAX_HEADER_BYTES;
 /** Moved-aside files kept; the oldest go first. */
 export const MAX_ASIDE = 200;
+/** How long a pass waits for applied events to be kept in tmux before it leaves their files. */
+export const DURABLE_WAIT_MS = 5000;
 /** A writer's temporary dot-file this old belongs to a hook that was killed mid-write. */
 export const TEMP_MAX_AGE_MS = 60_000;
 
@@ -49,6 +54,11 @@ export interface SpoolEntry {
   agent: string;
   /** The event name from the hook's command line; '' when the payload names it. */
   event: string;
+  /**
+   * '' for a hook event; a herdr report method (`pane.report_agent` …) for a report made while no
+   * supervisor answered (`nerdr pane report-agent`), whose payload is the request's JSON line.
+   */
+  method: string;
   payload: Buffer;
 }
 
@@ -81,7 +91,9 @@ export function parseSpoolFile(name: string, buf: Buffer, btimeSec: number | nul
   const secret = fields.get('secret');
   const agent = fields.get('agent');
   if (secret === undefined || agent === undefined) return { malformed: 'no secret or agent' };
-  return { entry: { name, time: ns, secret, agent, event: (fields.get('event') ?? '').trim(), payload: buf.subarray(end + 2) } };
+  const method = (fields.get('method') ?? '').trim();
+  if (method !== '' && !isHerdrReportMethod(method)) return { malformed: `not a report method: ${method.slice(0, 40)}` };
+  return { entry: { name, time: ns, secret, agent, event: (fields.get('event') ?? '').trim(), method, payload: buf.subarray(end + 2) } };
 }
 
 /** The temporary name a writer used for a spool file (`.` + the name without `.hook`). Pure. */
@@ -90,9 +102,10 @@ export function parseSpoolFile(name: string, buf: Buffer, btimeSec: number | nul
  * tests use this one): one file, written under its temporary dot-name and renamed into place.
  * `seq` orders events of the same nanosecond. Returns the file's name.
  */
-export function writeSpoolFile(dir: string, e: { secret: string; agent: string; event?: string; timeNs: bigint; seq: number; payload: string }): string {
+export function writeSpoolFile(dir: string, e: { secret: string; agent: string; event?: string; method?: string; timeNs: bigint; seq: number; payload: string }): string {
   const name = `${e.timeNs}.${String(e.seq).padStart(10, '0')}-${process.pid}`;
-  writeFileSync(path.join(dir, `.${name}`), `${SPOOL_MAGIC}\nsecret ${e.secret}\nagent ${e.agent}\nevent ${e.event ?? ''}\ntime ${e.timeNs}\n\n${e.payload}`, { mode: 0o600 });
+  const method = e.method ? `method ${e.method}\n` : '';
+  writeFileSync(path.join(dir, `.${name}`), `${SPOOL_MAGIC}\nsecret ${e.secret}\nagent ${e.agent}\nevent ${e.event ?? ''}\n${method}time ${e.timeNs}\n\n${e.payload}`, { mode: 0o600 });
   renameSync(path.join(dir, `.${name}`), path.join(dir, `${name}.hook`));
   return `${name}.hook`;
 }
@@ -232,8 +245,16 @@ export interface SpoolReaderOptions<W> {
   dir: string;
   /** The socket's own: a secret to the window it names, or null. */
   authenticate(secret: string): W | null | undefined;
-  /** The socket's own hook sink. */
-  apply(hook: HookReport<W>): void;
+  /**
+   * The socket's own hook sink, for the event in spool file `name`. A promise: the event is
+   * applied at most once per window, and resolves true once its effect is durable (kept in
+   * tmux), when the file may go; until then the file stays, for the next supervisor.
+   */
+  apply(hook: HookReport<W>, name: string): void | Promise<boolean>;
+  /** The socket's report sink (a report spooled while no supervisor answered), the same way. */
+  applyReport?(report: Report<W>, name: string): void | Promise<boolean>;
+  /** These files of the window's events are deleted. */
+  deleted?(window: W, names: string[]): void;
   /** When the window's agent last started (ms), or null when unknown. */
   startedAt(window: W): number | null;
   /** A name for the window in log lines. */
@@ -348,15 +369,52 @@ export class SpoolReader<W> {
     const waiting = read.filter((e): e is SpoolEntry => e !== null);
     let unknown = 0;
     const done: string[] = [];
+    const durable: { name: string; window: W; kept: Promise<boolean> }[] = [];
+    // a hard-linked file's temporary name goes with it
+    const withTemp = (n: string): string[] => (present.has(tempNameOf(n)) ? [n, tempNameOf(n)] : [n]);
     for (const e of ordered(waiting)) {
       if (this.closed) break;
-      if ((await this.applyOne(e)) === 'unknown') unknown++;
-      done.push(e.name);
-      // a hard-linked file's temporary name goes with it
-      if (present.has(tempNameOf(e.name))) done.push(tempNameOf(e.name));
+      const r = await this.applyOne(e);
+      if (r.result === 'unknown') unknown++;
+      if (r.result === 'applied' && r.kept) durable.push({ name: e.name, window: r.window, kept: r.kept });
+      else done.push(...withTemp(e.name));
     }
     if (unknown > 0) this.opts.log('info', `spool: ${unknown} event(s) with a secret that names no window refused (as the socket refuses them)`);
     await Promise.all(done.map((n) => unlink(path.join(dir, n)).catch(() => undefined)));
+    if (durable.length === 0) return;
+    // an applied event's file goes only once its effect is kept in tmux: a supervisor that dies
+    // before loses nothing, and one that dies after has it in the window's facts
+    const kept = await this.within(Promise.all(durable.map((d) => d.kept)), DURABLE_WAIT_MS);
+    if (!kept) {
+      this.opts.log('warn', `spool: ${durable.length} applied event(s) not yet kept in tmux after ${DURABLE_WAIT_MS / 1000} s; their files stay for the next pass`);
+      return;
+    }
+    const gone = new Map<W, string[]>();
+    await Promise.all(
+      durable.map(async (d, i) => {
+        if (!kept[i]) return;
+        await Promise.all(withTemp(d.name).map((n) => unlink(path.join(dir, n)).catch(() => undefined)));
+        gone.set(d.window, [...(gone.get(d.window) ?? []), d.name]);
+      }),
+    );
+    for (const [w, list] of gone) this.opts.deleted?.(w, list);
+  }
+
+  /** The promise's value, or null if it takes longer than `ms` (on the reader's clock). */
+  private within<T>(p: Promise<T>, ms: number): Promise<T | null> {
+    return new Promise((resolve) => {
+      const t = this.clock.after(ms, () => resolve(null));
+      p.then(
+        (v) => {
+          t.cancel();
+          resolve(v);
+        },
+        () => {
+          t.cancel();
+          resolve(null);
+        },
+      );
+    });
   }
 
   /** One directory entry: a waiting event, or null (skipped, cleaned up or moved aside). */
@@ -392,25 +450,57 @@ export class SpoolReader<W> {
     return parsed.entry;
   }
 
-  private async applyOne(e: SpoolEntry): Promise<'applied' | 'unknown' | 'refused' | 'discarded'> {
+  private async applyOne(e: SpoolEntry): Promise<{ result: 'unknown' | 'refused' | 'discarded' } | { result: 'applied'; window: W; kept: Promise<boolean> | null }> {
+    if (e.method) return this.applyReport(e);
     let report: HookReport<W>;
     try {
       report = await authenticateHook(hookParams(e), (secret) => this.opts.authenticate(secret));
     } catch (err) {
-      if (err instanceof RpcError && err.code === 'unauthorized') return 'unknown';
+      if (err instanceof RpcError && err.code === 'unauthorized') return { result: 'unknown' };
       this.opts.log('info', `spool: ${e.name} refused: ${(err as Error).message}`);
-      return 'refused';
+      return { result: 'refused' };
     }
     if (beforeStart(e, this.opts.startedAt(report.window))) {
       this.opts.log('info', `spool: ${e.name} (${e.agent} ${e.event || 'event'}) for ${this.opts.describe(report.window)} was written before its agent last started: discarded`);
-      return 'discarded';
+      return { result: 'discarded' };
     }
+    let kept: Promise<boolean> | null = null;
     try {
-      this.opts.apply(report);
+      const r = this.opts.apply(report, e.name);
+      kept = r instanceof Promise ? r : null;
     } catch (err) {
       this.opts.log('warn', `spool: ${e.name}: ${(err as Error).message}`);
     }
-    return 'applied';
+    return { result: 'applied', window: report.window, kept };
+  }
+
+  /** A herdr report kept while no supervisor answered: checked as the socket checks it, then applied. */
+  private async applyReport(e: SpoolEntry): Promise<{ result: 'unknown' | 'refused' | 'discarded' } | { result: 'applied'; window: W; kept: Promise<boolean> | null }> {
+    let report: Report<W>;
+    try {
+      const line = e.payload.toString('utf8');
+      const req = JSON.parse(line) as { params?: unknown };
+      const params = req && typeof req.params === 'object' && req.params !== null ? (req.params as Record<string, unknown>) : {};
+      const { paneId, ...rest } = parseHerdrReport(e.method as HerdrReportMethod, params, line);
+      const window = paneId === '' ? null : await this.opts.authenticate(paneId);
+      if (window === null || window === undefined) return { result: 'unknown' };
+      report = { ...rest, window };
+    } catch (err) {
+      this.opts.log('info', `spool: ${e.name} (${e.method}) refused: ${(err as Error).message}`);
+      return { result: 'refused' };
+    }
+    if (beforeStart(e, this.opts.startedAt(report.window))) {
+      this.opts.log('info', `spool: ${e.name} (${e.method}) for ${this.opts.describe(report.window)} was made before its agent last started: discarded`);
+      return { result: 'discarded' };
+    }
+    let kept: Promise<boolean> | null = null;
+    try {
+      const r = this.opts.applyReport?.(report, e.name);
+      kept = r instanceof Promise ? r : null;
+    } catch (err) {
+      this.opts.log('warn', `spool: ${e.name}: ${(err as Error).message}`);
+    }
+    return { result: 'applied', window: report.window, kept };
   }
 
   private async aside(name: string, why: string, detail: string): Promise<null> {

@@ -376,7 +376,27 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
     if (u.change) this.emit('change', a);
     this.paint(a);
-    this.lights.setOption(a.windowId, '@nerdr_facts', JSON.stringify(a.arbiter.facts()));
+    this.lights.setOption(a.windowId, '@nerdr_facts', factsJson(a));
+  }
+
+  /**
+   * A hook event from the spool, applied at most once (`apply` is not called for an event this
+   * window's facts already hold). Resolves true once tmux has the window's facts with the event
+   * in them, when its file may go; false when the window went first.
+   */
+  applySpooled(a: WatchedAgent, name: string, apply: () => void): Promise<boolean> {
+    if (!a.spoolApplied.has(name)) {
+      a.spoolApplied.add(name);
+      apply();
+    }
+    this.lights.setOption(a.windowId, '@nerdr_facts', factsJson(a));
+    return new Promise((resolve) => this.lights.whenApplied(a.windowId, '@nerdr_facts', resolve));
+  }
+
+  /** The spool deleted these files: the window's facts need not name them any more. */
+  spoolDeleted(a: WatchedAgent, names: string[]): void {
+    for (const n of names) a.spoolApplied.delete(n);
+    if (this.agents.get(a.paneId) === a) this.lights.setOption(a.windowId, '@nerdr_facts', factsJson(a));
   }
 
   private paint(a: WatchedAgent): void {
@@ -626,3 +646,9 @@ export { escapeFormat };
 function verb(cmd: string): string {
   return cmd.trimStart().split(/\s/, 1)[0] || 'command';
 }
+/** @nerdr_facts: the arbiter's facts, and the spool events applied but not yet deleted. */
+function factsJson(a: WatchedAgent): string {
+  const f = a.arbiter.facts();
+  return JSON.stringify(a.spoolApplied.size ? { ...f, spool: [...a.spoolApplied] } : f);
+}
+

@@ -3,7 +3,7 @@
 // real wiring; the hook command is read from the settings file nerdr handed that launch and run
 // with `sh -c`, as Claude runs it, with the pane's own environment.
 //
-//  - events sent while the supervisor is killed wait in the spool and are applied, in order, by
+//  - events sent while no supervisor runs (stopped) wait in the spool and are applied, in order, by
 //    the next supervisor;
 //  - an event written before the window's agent restarted is discarded, with a log line;
 //  - 1,000 events in one second across 10 windows: every window ends in the right state, and each
@@ -115,11 +115,12 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('the hook spool, live', () => {
     }
   };
 
-  async function killSupervisor(): Promise<void> {
+  /** No supervisor runs until a command needs one: stopped on purpose (a kill -9 is revived by tmux at once). */
+  async function stopSupervisor(): Promise<void> {
     const pid = await env.supervisorPid();
     expect(pid).not.toBeNull();
-    process.kill(pid!, 'SIGKILL');
-    await waitFor(() => !pidAlive(pid!), { what: 'the killed supervisor to be gone' });
+    expect((await env.nerdr('supervisor', 'stop')).code).toBe(0);
+    await waitFor(() => !pidAlive(pid!), { what: 'the stopped supervisor to be gone' });
   }
 
   let first: Win;
@@ -141,11 +142,12 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('the hook spool, live', () => {
       const r = await row(first.win);
       return r.state === 'done' && r.conversationId === sids.a;
     }, { what: 'done, in conversation a' });
-    expect(waiting()).toEqual([]);
+    // a file goes once its event's effect is kept in tmux (the window's facts), a moment later
+    await waitFor(() => waiting().length === 0, { what: 'the spool emptied' });
   });
 
-  it('events sent while the supervisor is killed are applied, in order, when it is back', async () => {
-    await killSupervisor();
+  it('events sent while no supervisor runs are applied, in order, when it is back', async () => {
+    await stopSupervisor();
     // a new conversation's turn: its SessionStart must come first (else its other events belong to
     // "another conversation" and are ignored) and its Stop last (else the window is not done)
     for (const p of turn(sids.b)) expect(await runHook(first, p, env.env)).toEqual({ code: 0, stdout: '' });
@@ -159,12 +161,12 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('the hook spool, live', () => {
       const r = await row(first.win);
       return r.state === 'done' && r.conversationId === sids.b;
     }, { timeoutMs: 20_000, what: 'the new supervisor to apply the turn: done, in conversation b' });
-    expect(waiting()).toEqual([]);
+    await waitFor(() => waiting().length === 0, { what: 'the spool emptied' });
     expect(readFileSync(log, 'utf8')).not.toMatch(/spool: .*(discarded|moved aside|refused)/);
   });
 
   it('an event written before the window\'s agent restarted is discarded, with a line in the log', async () => {
-    await killSupervisor();
+    await stopSupervisor();
     expect((await runHook(first, turn(sids.c)[0]!, env.env)).code).toBe(0);
     expect(waiting()).toHaveLength(1);
     // the agent restarts while no supervisor watches (the window keeps its secret). Both the

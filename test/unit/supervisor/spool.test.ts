@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  ASIDE_DIR, asideName, beforeStart, hookParams, ordered, parseSpoolFile, tempNameOf, SpoolReader, spoolDirForSocket, spoolStatus, staleTemp, startFromStat,
+  ASIDE_DIR, asideName, beforeStart, hookParams, ordered, parseSpoolFile, tempNameOf, SpoolReader, spoolDirForSocket, spoolStatus, staleTemp, startFromStat, writeSpoolFile,
   TEMP_MAX_AGE_MS, type SpoolEntry,
 } from '../../../src/supervisor/spool.js';
 import { serverFiles } from '../../../src/paths.js';
@@ -153,6 +153,82 @@ describe('the shell hook and the reader', () => {
     await reader().drain();
     expect(applied.map((h) => [h.window, h.agent, (h.event as { hook_event_name: string }).hook_event_name])).toEqual(events.map((e) => ['@1', 'claude', e]));
     expect(readdirSync(spool)).toEqual(['.seq-x']);
+  });
+
+  it('an applied event stays on disk until its effect is kept, and a kept one is never applied again', async () => {
+    for (const ev of ['SubagentStart', 'SubagentStart', 'SubagentStop']) expect(hook(['claude'], JSON.stringify({ hook_event_name: ev })).status).toBe(0);
+    // the supervisor's side (Supervisor.applySpooled): names applied per window, kept once tmux has them
+    const keptNames = new Set<string>();
+    let keep: (ok: boolean) => void = () => undefined;
+    let keeping: Promise<boolean> = new Promise((r) => (keep = r));
+    const sink = (h: HookReport<string>, name: string): Promise<boolean> => {
+      if (!keptNames.has(name)) {
+        keptNames.add(name);
+        applied.push(h);
+      }
+      return keeping;
+    };
+    const deleted: string[] = [];
+    const r = new SpoolReader<string>({
+      dir: spool,
+      authenticate: (s) => windows[s] ?? null,
+      apply: sink,
+      deleted: (_w, names) => deleted.push(...names),
+      startedAt: () => null,
+      describe: (w) => w,
+      log: (_l, m) => logs.push(m),
+      clock: time,
+    });
+    const pass = r.drain();
+    await new Promise((res) => setImmediate(res));
+    await new Promise((res) => setTimeout(res, 20));
+    // applied in memory, not yet kept: every file is still there
+    expect(applied).toHaveLength(3);
+    expect(readdirSync(spool).filter((n) => n.endsWith('.hook'))).toHaveLength(3);
+    keep(true);
+    await pass;
+    expect(readdirSync(spool).filter((n) => n.endsWith('.hook'))).toHaveLength(0);
+    expect(deleted).toHaveLength(3);
+
+    // a supervisor that died after the effect was kept but before the delete: the next one
+    // (its facts name the events) applies none of them again, and deletes them
+    for (const ev of ['SubagentStart', 'SubagentStart']) expect(hook(['claude'], JSON.stringify({ hook_event_name: ev })).status).toBe(0);
+    for (const n of readdirSync(spool).filter((x) => x.endsWith('.hook'))) keptNames.add(n);
+    keeping = Promise.resolve(true);
+    await r.drain();
+    expect(applied).toHaveLength(3);
+    expect(readdirSync(spool).filter((n) => n.endsWith('.hook'))).toHaveLength(0);
+
+    // effect never kept (tmux gone): the file stays for the next supervisor
+    expect(hook(['claude'], JSON.stringify({ hook_event_name: 'Stop' })).status).toBe(0);
+    keeping = Promise.resolve(false);
+    await r.drain();
+    expect(applied).toHaveLength(4);
+    expect(readdirSync(spool).filter((n) => n.endsWith('.hook'))).toHaveLength(1);
+  });
+
+  it('a herdr report kept while no supervisor answered is checked as the socket checks it, then applied', async () => {
+    const reports: { window: string; state?: string; source: string; seq?: bigint }[] = [];
+    const r = new SpoolReader<string>({
+      dir: spool,
+      authenticate: (s) => windows[s] ?? null,
+      apply: () => undefined,
+      applyReport: (rep) => void reports.push(rep as never),
+      startedAt: () => null,
+      describe: (w) => w,
+      log: (_l, m) => logs.push(m),
+      clock: time,
+    });
+    const line = (params: Record<string, unknown>) => `{"method":"pane.report_agent","params":${JSON.stringify(params).replace('"SEQ"', '18446744073709551615')}}`;
+    writeSpoolFile(spool, { secret: 'S2', agent: '-', method: 'pane.report_agent', timeNs: 1n, seq: 1, payload: line({ pane_id: 'S2', source: 'me', agent: 'pi', state: 'idle', seq: 'SEQ' }) });
+    writeSpoolFile(spool, { secret: 'S1', agent: '-', method: 'pane.report_agent', timeNs: 2n, seq: 2, payload: line({ pane_id: 'S1', source: 'me', agent: 'pi', state: 'sleepy' }) });
+    writeSpoolFile(spool, { secret: 'nope', agent: '-', method: 'pane.report_agent', timeNs: 3n, seq: 3, payload: line({ pane_id: 'nope', source: 'me', agent: 'pi', state: 'idle' }) });
+    writeSpoolFile(spool, { secret: 'S1', agent: '-', method: 'nerdr.stop', timeNs: 4n, seq: 4, payload: '{}' });
+    await r.drain();
+    expect(reports).toEqual([expect.objectContaining({ window: '@2', source: 'me', state: 'idle', seq: 18446744073709551615n })]);
+    expect(logs.join("\n")).toMatch(/refused: invalid request: unknown variant `sleepy`/);
+    expect(logs.join('\n')).toMatch(/moved aside \(malformed: not a report method: nerdr.stop\)/);
+    expect(readdirSync(spool).filter((n) => n.endsWith('.hook'))).toEqual([]);
   });
 
   it('passes the event name and an argument payload (Codex notify); agy gets its `{}`', async () => {
