@@ -67,6 +67,9 @@ export class LightsWriter {
   private lastFlush = 0;
   /** Number of command lines sent, for the benchmark and tests. */
   lines = 0;
+  /** Per window and option: how often its wanted value changed, and who waits for tmux to have one. */
+  private readonly versions = new Map<string, number>();
+  private readonly waiters = new Map<string, { version: number; done: (ok: boolean) => void }[]>();
 
   constructor(
     private readonly send: SendLine,
@@ -91,46 +94,11 @@ export class LightsWriter {
     if (!w) this.wanted.set(windowId, (w = new Map()));
     if (w.get(option) === value) return;
     w.set(option, value);
-    this.schedule();
-  }
-
-  setGlyphs(glyphs: Record<LightKind, string>): void {
-    this.glyphs = glyphs;
-  }
-  /** Per window and option: how often its wanted value changed, and who waits for tmux to have one. */
-  private readonly versions = new Map<string, number>();
-  private readonly waiters = new Map<string, { version: number; done: (ok: boolean) => void }[]>();
-
-  /** The user's looks and light background, for the lights and the summary. */
-  setLooks(looks: Record<Kind, Look>, bg: string = DEFAULT_LIGHT_BG): void {
-    this.glyphs = glyphsFrom(looks, bg);
-    this.summaryLooks = looks;
-    this.summaryBg = bg;
-  }
-
-  remove(windowId: string): void {
-    this.wanted.delete(windowId);
-    this.applied.delete(windowId);
-    this.schedule();
-  }
-
-  /** Forget what tmux has (after a reconnect or a config reload): everything is re-sent. */
-  invalidate(): void {
-    this.applied.clear();
-    this.appliedSummary = null;
-    this.schedule();
-  }
-
-  /** Text after the summary (the fleet's `#{E:@nerdr_fleet}` once hosts are configured). */
-  setSummarySuffix(suffix: string): void {
-    if (suffix === this.summarySuffix) return;
-    this.summarySuffix = suffix;
-    this.schedule();
     const key = `${windowId} ${option}`;
     this.versions.set(key, (this.versions.get(key) ?? 0) + 1);
+    this.schedule();
   }
 
-  summary(): string {
   /**
    * Calls `done(true)` once tmux has the option's value as it is wanted now (or a later one):
    * what the hook spool waits for before it deletes an event it applied. `done(false)` when the
@@ -157,6 +125,39 @@ export class LightsWriter {
     for (const w of ready) w.done(version !== null);
   }
 
+  setGlyphs(glyphs: Record<LightKind, string>): void {
+    this.glyphs = glyphs;
+  }
+
+  /** The user's looks and light background, for the lights and the summary. */
+  setLooks(looks: Record<Kind, Look>, bg: string = DEFAULT_LIGHT_BG): void {
+    this.glyphs = glyphsFrom(looks, bg);
+    this.summaryLooks = looks;
+    this.summaryBg = bg;
+  }
+
+  remove(windowId: string): void {
+    for (const option of this.wanted.get(windowId)?.keys() ?? []) this.settleWaiters(windowId, option, null);
+    this.wanted.delete(windowId);
+    this.applied.delete(windowId);
+    this.schedule();
+  }
+
+  /** Forget what tmux has (after a reconnect or a config reload): everything is re-sent. */
+  invalidate(): void {
+    this.applied.clear();
+    this.appliedSummary = null;
+    this.schedule();
+  }
+
+  /** Text after the summary (the fleet's `#{E:@nerdr_fleet}` once hosts are configured). */
+  setSummarySuffix(suffix: string): void {
+    if (suffix === this.summarySuffix) return;
+    this.summarySuffix = suffix;
+    this.schedule();
+  }
+
+  summary(): string {
     return summaryText([...this.wanted.values()].map((w) => (w.get('@nerdr_state') ?? 'unknown') as AgentState), this.summaryLooks, this.summaryBg) + this.summarySuffix;
   }
 
@@ -171,7 +172,6 @@ export class LightsWriter {
     this.timer = this.clock.after(wait, () => {
       this.timer = null;
       this.flush();
-    for (const option of this.wanted.get(windowId)?.keys() ?? []) this.settleWaiters(windowId, option, null);
     });
   }
 
@@ -203,6 +203,7 @@ export class LightsWriter {
         let have = this.applied.get(win);
         if (!have) this.applied.set(win, (have = new Map()));
         have.set(opt, value);
+        this.settleWaiters(win, opt, version);
       });
       if (sendSummary && ok[ok.length - 1]) this.appliedSummary = summary;
       if (this.diff().length > 0 || this.summary() !== this.appliedSummary) {
@@ -212,4 +213,3 @@ export class LightsWriter {
     });
   }
 }
-        this.settleWaiters(win, opt, version);

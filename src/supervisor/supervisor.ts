@@ -39,11 +39,11 @@ import { agentEnv, type CreatedWindow, type RespawnSpec, type WindowSpec } from 
 import { serverFiles } from '../paths.js';
 import { tmuxControlServer, type ControlChannel, type ControlServer } from './channel.js';
 
-export interface SupervisorOptions {
-  tmuxSocket: string;
 /** How far behind (s) our control client may fall before tmux drops its backlog of a pane. */
 export const PAUSE_AFTER_S = 2;
 
+export interface SupervisorOptions {
+  tmuxSocket: string;
   log: Logger;
   /** Insert the light prefix into the user's status formats (with a backup). */
   installLights: boolean;
@@ -591,7 +591,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.channel = null;
     if (!(await this.control.running())) {
       this.log('info', 'the tmux server ended; the supervisor stops');
-      await this.stop('lost-tmux');
+      await this.stop('tmux-ended');
       return;
     }
     this.log('warn', `control client ended (${reason || 'no reason'}); reconnecting`);
@@ -602,7 +602,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       for (const a of this.agents.values()) a.snapshot();
     } catch (err) {
       this.log('error', `reconnect failed: ${(err as Error).message}`);
-      await this.stop('tmux-ended');
+      await this.stop('lost-tmux');
     }
   }
 
@@ -612,6 +612,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   async stop(cause: 'asked' | 'tmux-ended' | 'lost-tmux' = 'asked'): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    this.stopCause = cause;
     this.scanTimer?.cancel();
     this.views.dispose();
     this.saver.dispose();
@@ -625,7 +626,6 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         command('set-option', '-w', '-u', '-t', w, '@nerdr_light'),
         command('set-option', '-w', '-t', w, '@nerdr_state', 'unknown'),
       ]);
-    this.stopCause = cause;
       cmds.push(command('set-option', '-g', '@nerdr_summary', ''), command('set-option', '-gu', '@nerdr_supervisor_pid'));
       await new Promise<void>((resolve) => channel.send(cmds, () => resolve()));
       await channel.close();
@@ -642,13 +642,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 export { ensureHiddenSession } from './channel.js';
 export { escapeFormat };
 
-/** The first word of a tmux command line: what an error names. */
-function verb(cmd: string): string {
-  return cmd.trimStart().split(/\s/, 1)[0] || 'command';
-}
 /** @nerdr_facts: the arbiter's facts, and the spool events applied but not yet deleted. */
 function factsJson(a: WatchedAgent): string {
   const f = a.arbiter.facts();
   return JSON.stringify(a.spoolApplied.size ? { ...f, spool: [...a.spoolApplied] } : f);
 }
 
+/** The first word of a tmux command line: what an error names. */
+function verb(cmd: string): string {
+  return cmd.trimStart().split(/\s/, 1)[0] || 'command';
+}
