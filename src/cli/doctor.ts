@@ -12,6 +12,7 @@ import { degradedOn, tmuxFeatures } from '../tmux/features.js';
 import { globalOpts } from './context.js';
 import { printJson } from './print.js';
 import { spoolCheck } from './doctor-spool.js';
+import { restartsCheck } from './doctor-holder.js';
 import { localeCheck, supervisorCheck, type SupervisorInfo } from './doctor-locale.js';
 
 interface Check {
@@ -128,9 +129,11 @@ async function runChecks(cmd: Command): Promise<Check[]> {
     const ok = (st.mode & 0o077) === 0;
     checks.push({ name: 'socket', ok, detail: `${files.socket} mode ${(st.mode & 0o777).toString(8)}`, ...(ok ? {} : { fix: 'nerdr supervisor restart' }) });
     checks.push(await spoolCheck(files.spool, files.log, true));
+    checks.push(restartsCheck(files.starts, files.log));
   } catch {
     checks.push({ name: 'supervisor', ok: true, detail: 'not running (any nerdr command that needs it starts it)' });
     checks.push(await spoolCheck(files.spool, files.log, false));
+    checks.push(restartsCheck(files.starts, files.log));
   }
   const plugin = (await tmux(sock, ['show-options', '-gqv', '@nerdr-plugin-warnings'])).stdout.trim();
   if (plugin) checks.push({ name: 'tmux plugin', ok: false, detail: plugin, fix: 'choose free keys for @nerdr-key-next / @nerdr-key-dash (tmux list-keys -T prefix), then reload your tmux config' });
