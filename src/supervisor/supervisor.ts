@@ -170,7 +170,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       log: opts.log,
       manifest: (agent) => this.opts.manifests.get(agent),
       send: (cmds, done) => this.sendLine(cmds, done),
-      probe: (pid) => (this.opts.probe ?? probePane)(pid),
+      // a program a manifest of the user's own names is identified like an agent (docs/identify.md)
+      probe: (pid) => (this.opts.probe ? this.opts.probe(pid) : probePane(pid, { names: this.opts.manifests.userPrograms() })),
       settled: (a, u) => this.settled(a, u),
       changed: (a) => this.emit('change', a),
       rescan: () => this.scheduleScan(),
@@ -509,6 +510,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       worktree: spec.worktree ?? null,
       setup: spec.setup ?? null,
       lineage: spec.lineage ?? [],
+      idleAfterMs: spec.idleAfterMs ?? null,
       // a terminal is not in _nerdr, so no marker of its would reach the supervisor
       exitGuard: this.tmux.exitGuard && spec.watched ? this.tmuxBin : null,
     });
