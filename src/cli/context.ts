@@ -67,9 +67,15 @@ export async function ensureSupervisor(sock: string): Promise<string> {
   const files = serverFiles(sock);
   const first = await info(files.socket);
   if (first?.ready) return files.socket;
-  if (!first) await startHolder(sock, files.log);
   const deadline = Date.now() + 10_000;
+  // the holder is looked at again every half second: a supervisor that was just stopped may still
+  // be closing its pane when this command first looks
+  let lookAgain = 0;
   while (Date.now() < deadline) {
+    if (!first && Date.now() >= lookAgain) {
+      await startHolder(sock, files.log);
+      lookAgain = Date.now() + 500;
+    }
     const i = await info(files.socket, 500);
     if (i?.ready) return files.socket;
     await new Promise((r) => setTimeout(r, 50));
@@ -89,9 +95,12 @@ async function startHolder(sock: string, log: string): Promise<void> {
   const listed = await tmux(sock, ['list-panes', '-s', '-t', `=${HIDDEN_SESSION}`, '-F', HOLDER_LIST_FORMAT]);
   const holder = listed.code === 0 ? findHolder(listed.stdout) : null;
   if (holder && !holder.dead) return;
-  const r = holder
-    ? await tmux(sock, ['respawn-pane', '-t', holder.pane, ...Object.entries(holderEnvironment(process.env)).flatMap(([k, v]) => ['-e', `${k}=${v}`])])
-    : await tmux(sock, newHolderArgs(holderEnvironment(process.env), holderArgv(process.execPath, nerdrBin, sock, log)));
+  if (holder) {
+    // its own pane-died hook may respawn it first ("pane is active"): either way it runs again
+    await tmux(sock, ['respawn-pane', '-t', holder.pane, ...Object.entries(holderEnvironment(process.env)).flatMap(([k, v]) => ['-e', `${k}=${v}`])]);
+    return;
+  }
+  const r = await tmux(sock, newHolderArgs(holderEnvironment(process.env), holderArgv(process.execPath, nerdrBin, sock, log)));
   if (r.code !== 0) throw new NerdrError(`tmux could not start the supervisor: ${r.stderr.trim()}`, `see its log: ${log}; or run \`nerdr supervise --foreground\` to watch it start`);
 }
 
