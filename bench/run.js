@@ -1,7 +1,7 @@
 // Runs every benchmark, one after the other (each in its own process, each on its own private
 // tmux server), and prints a summary with the targets. `npm run bench` builds first.
 //
-//   node bench/run.js [--only throughput,idle,memory,detect,hook,review,fleet] [--quick] [--out file.json]
+//   node bench/run.js [--only throughput,idle,memory,detect,hook,review,fleet,status-format] [--quick] [--out file.json]
 //
 // --quick: shorter runs for a smoke test (idle 20 s, 10 latency runs, 20 MB); the figures in
 // docs/performance.md come from the full runs.
@@ -29,6 +29,7 @@ const BENCHES = [
   { name: 'hook', args: quick ? ['--runs', '15', '--latency-runs', '10'] : [] },
   { name: 'review', args: quick ? ['--seconds', '20', '--warmup', '8', '--files', '10000', '--runs', '5'] : [] },
   { name: 'fleet', args: quick ? ['--seconds', '20', '--warmup', '20', '--runs', '5'] : [] },
+  { name: 'status-format', args: quick ? ['--runs', '3'] : [] },
 ];
 
 function runBench(b) {
@@ -107,6 +108,9 @@ if (fl?.latencyMs) {
   rows.push([`fleet: supervisor CPU % (${fl.hosts} hosts x ${fl.agentsPerHost} idle)`, fl.supervisorCpuPct, '<= 0.2', fl.supervisorCpuPct <= 0.2]);
   rows.push(['fleet: remote blocked -> local summary ms (median)', fl.latencyMs.median, '<= 300', fl.latencyMs.median <= 300]);
 }
+
+const sf = results['status-format'];
+for (const r of sf?.results ?? []) rows.push([`status: ns per light, ${r.sessions} sessions, plain/offline-aware`, `${r.plainNs}/${r.awareNs}`, '(info)', null]);
 
 process.stdout.write(`\n=== summary (${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}) ===\n`);
 for (const [label, value, target, ok] of rows) {

@@ -31,8 +31,15 @@ export const DEFAULT_LOOKS: Record<Kind, Look> = {
   stalled: { glyph: '⏸', color: 'magenta' },
 };
 
-export const glyphOption = (kind: Kind): string => `@nerdr-glyph-${kind}`;
-export const colorOption = (kind: Kind): string => `@nerdr-color-${kind}`;
+/**
+ * How nerdr looks while no supervisor watches (tmux decides it by itself: src/tmux/supervised.ts):
+ * each light keeps its glyph in this colour, and the summary becomes `nerdr` and this glyph.
+ * Not a light kind: no agent is ever in it. Options @nerdr-glyph-offline, @nerdr-color-offline.
+ */
+export const DEFAULT_OFFLINE: Look = { glyph: '✗', color: 'colour245' };
+
+export const glyphOption = (kind: Kind | 'offline'): string => `@nerdr-glyph-${kind}`;
+export const colorOption = (kind: Kind | 'offline'): string => `@nerdr-color-${kind}`;
 export const LIGHT_BG_OPTION = '@nerdr-light-bg';
 /** ANSI black: what terminal palettes draw their colours against (catppuccin's is its surface1). */
 export const DEFAULT_LIGHT_BG = 'black';
@@ -55,6 +62,11 @@ export function looksFromOptions(options: Record<string, string>): Record<Kind, 
     out[k] = { glyph: options[glyphOption(k)] || DEFAULT_LOOKS[k].glyph, color: options[colorOption(k)] || DEFAULT_LOOKS[k].color };
   }
   return out;
+}
+
+/** The offline look from `show-options -g` output, the default for what is unset. */
+export function offlineLookFrom(options: Record<string, string>): Look {
+  return { glyph: options[glyphOption('offline')] || DEFAULT_OFFLINE.glyph, color: options[colorOption('offline')] || DEFAULT_OFFLINE.color };
 }
 
 /**

@@ -1,12 +1,15 @@
 // Per-window lights (@nerdr_state, @nerdr_light) and the global @nerdr_summary.
 // Every set-option repaints every attached client, so updates are sent only on change,
-// debounced, and batched into one command line.
+// debounced, and batched into one command line. Each value carries its offline look too, which
+// tmux shows by itself while no supervisor's control client is attached (src/tmux/supervised.ts).
 
 import type { AgentState } from '../types.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
 import { command } from '../tmux/quote.js';
+import { attachedCheck, whenAttached } from '../tmux/supervised.js';
+import { HIDDEN_SESSION } from './discover.js';
 
-import { LIGHT_KINDS, DEFAULT_LIGHT_BG, DEFAULT_LOOKS, baseStyle, tmuxLight, type Kind, type Look } from '../looks.js';
+import { LIGHT_KINDS, DEFAULT_LIGHT_BG, DEFAULT_LOOKS, DEFAULT_OFFLINE, baseStyle, tmuxLight, type Kind, type Look } from '../looks.js';
 
 export type LightKind = Kind;
 
@@ -19,6 +22,18 @@ export function glyphsFrom(looks: Record<Kind, Look>, bg: string = DEFAULT_LIGHT
 
 export const DEFAULT_GLYPHS: Record<LightKind, string> = glyphsFrom(DEFAULT_LOOKS);
 
+/** Each kind's glyph in the offline colour: what a light shows while no supervisor watches. */
+export function offlineGlyphsFrom(looks: Record<Kind, Look>, offline: Look = DEFAULT_OFFLINE, bg: string = DEFAULT_LIGHT_BG): Record<LightKind, string> {
+  const out = {} as Record<LightKind, string>;
+  for (const k of LIGHT_KINDS) out[k] = tmuxLight({ glyph: looks[k].glyph, color: offline.color }, bg);
+  return out;
+}
+
+export const DEFAULT_OFFLINE_GLYPHS: Record<LightKind, string> = offlineGlyphsFrom(DEFAULT_LOOKS);
+
+/** Whether nerdr's supervisor watches, as tmux tells it: its control client is attached to the hidden session. */
+export const SUPERVISED = attachedCheck(HIDDEN_SESSION);
+
 export interface WindowLight {
   state: AgentState;
   kind: LightKind;
@@ -26,9 +41,10 @@ export interface WindowLight {
   suffix?: string;
 }
 
-export function lightText(light: WindowLight, glyphs: Record<LightKind, string> = DEFAULT_GLYPHS): string {
+/** @nerdr_light: the light while a supervisor watches, its glyph in the offline colour while none does. */
+export function lightText(light: WindowLight, glyphs: Record<LightKind, string> = DEFAULT_GLYPHS, offline: Record<LightKind, string> = DEFAULT_OFFLINE_GLYPHS): string {
   const suffix = light.suffix ? light.suffix.replace(/#/g, '##') : '';
-  return glyphs[light.kind] + suffix;
+  return whenAttached(SUPERVISED, glyphs[light.kind] + suffix, offline[light.kind] + suffix);
 }
 
 /** The summary's counts, in the colours of the lights of the same kind. */
@@ -49,6 +65,20 @@ export function summaryText(states: Iterable<AgentState>, looks: Record<Kind, Lo
     if (n) parts.push(`#[${baseStyle(bg)},fg=${looks[state].color}]${glyph}${n}`);
   }
   return parts.length ? `#[push-default]${parts.join(' ')}#[default]#[pop-default] ` : '';
+}
+
+/** What the summary says while no supervisor watches: `nerdr ✗`, in the offline look. */
+export function offlineSummaryText(offline: Look = DEFAULT_OFFLINE, bg: string = DEFAULT_LIGHT_BG): string {
+  return `#[push-default]#[${baseStyle(bg)},fg=${offline.color}]nerdr ${offline.glyph.replace(/#/g, '##')}#[default]#[pop-default] `;
+}
+
+/**
+ * @nerdr_summary: the counts (and what follows them, the fleet's) while a supervisor watches,
+ * the offline mark while none does; empty when nerdr has nothing to show.
+ */
+export function supervisedSummary(live: string, windows: number, offline: Look = DEFAULT_OFFLINE, bg: string = DEFAULT_LIGHT_BG): string {
+  if (live === '' && windows === 0) return '';
+  return whenAttached(SUPERVISED, live, offlineSummaryText(offline, bg));
 }
 
 export type SendLine = (commands: string[], done: (ok: boolean[]) => void) => void;
@@ -79,13 +109,15 @@ export class LightsWriter {
     private readonly clock: Clock = systemClock,
   ) {}
 
+  private offlineGlyphs: Record<LightKind, string> = DEFAULT_OFFLINE_GLYPHS;
   private summaryLooks: Record<Kind, Look> = DEFAULT_LOOKS;
   private summaryBg = DEFAULT_LIGHT_BG;
+  private offline: Look = DEFAULT_OFFLINE;
   private summarySuffix = '';
 
   set(windowId: string, light: WindowLight): void {
     this.setOption(windowId, '@nerdr_state', light.state);
-    this.setOption(windowId, '@nerdr_light', lightText(light, this.glyphs));
+    this.setOption(windowId, '@nerdr_light', lightText(light, this.glyphs, this.offlineGlyphs));
   }
 
   /** Any window option, written with the next batch. */
@@ -130,10 +162,12 @@ export class LightsWriter {
   }
 
   /** The user's looks and light background, for the lights and the summary. */
-  setLooks(looks: Record<Kind, Look>, bg: string = DEFAULT_LIGHT_BG): void {
+  setLooks(looks: Record<Kind, Look>, bg: string = DEFAULT_LIGHT_BG, offline: Look = DEFAULT_OFFLINE): void {
     this.glyphs = glyphsFrom(looks, bg);
+    this.offlineGlyphs = offlineGlyphsFrom(looks, offline, bg);
     this.summaryLooks = looks;
     this.summaryBg = bg;
+    this.offline = offline;
   }
 
   remove(windowId: string): void {
@@ -158,7 +192,8 @@ export class LightsWriter {
   }
 
   summary(): string {
-    return summaryText([...this.wanted.values()].map((w) => (w.get('@nerdr_state') ?? 'unknown') as AgentState), this.summaryLooks, this.summaryBg) + this.summarySuffix;
+    const states = [...this.wanted.values()].map((w) => (w.get('@nerdr_state') ?? 'unknown') as AgentState);
+    return supervisedSummary(summaryText(states, this.summaryLooks, this.summaryBg) + this.summarySuffix, states.length, this.offline, this.summaryBg);
   }
 
   dispose(): void {

@@ -16,7 +16,8 @@ import { mapHookPayload, refineFact } from '../integrations/events/index.js';
 import { WatchedAgent, type WindowHost } from './agent.js';
 import { EXIT_STATUS_OPTION, HIDDEN_SESSION, LIST_PANES_FORMAT, paneExitStatus, parseLayoutSizes, parsePaneList } from './discover.js';
 import { LightsWriter } from './lights.js';
-import { lightBgFrom, looksFromOptions, parseShowOptions } from '../looks.js';
+import { lightBgFrom, looksFromOptions, offlineLookFrom, parseShowOptions } from '../looks.js';
+import { detachRedrawHook } from '../tmux/supervised.js';
 import { Messenger } from './messages.js';
 import { QueueStore, type Receipt } from '../store/queue.js';
 import { SessionStore } from '../store/sessions.js';
@@ -216,13 +217,15 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     await this.run(
       command('set-hook', '-t', `=${HIDDEN_SESSION}:`, 'client-attached', "if-shell -F '#{client_control_mode}' '' 'switch-client -n'"),
     );
+    // the lights' offline look shows at once when this client goes, not at the next status-interval
+    await this.run(detachRedrawHook(HIDDEN_SESSION));
     await this.run(command('refresh-client', '-B', `nerdr-p:%*:#{pane_dead}|#{pane_dead_status}|#{pane_in_mode}|#{${EXIT_STATUS_OPTION}}|#{pane_current_command}`));
     if (this.opts.installLights) await this.installLights();
     // the user's @nerdr-glyph-* / @nerdr-color-* choices (the TPM plugin documents them)
     const options = await this.run(command('show-options', '-g')).catch(() => '');
     const chosen = parseShowOptions(options);
     this.looks = { looks: looksFromOptions(chosen), bg: lightBgFrom(chosen) };
-    this.lights.setLooks(this.looks.looks, this.looks.bg);
+    this.lights.setLooks(this.looks.looks, this.looks.bg, offlineLookFrom(chosen));
     await this.scan();
     this.lights.invalidate();
     await this.runAll([
@@ -623,12 +626,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.lights.dispose();
     const channel = this.channel;
     if (channel && !channel.closed) {
-      // lights must not go on claiming states nobody is watching any more
-      const cmds = [...new Set([...this.agents.values()].map((a) => a.windowId))].flatMap((w) => [
-        command('set-option', '-w', '-u', '-t', w, '@nerdr_light'),
-        command('set-option', '-w', '-t', w, '@nerdr_state', 'unknown'),
-      ]);
-      cmds.push(command('set-option', '-g', '@nerdr_summary', ''), command('set-option', '-gu', '@nerdr_supervisor_pid'));
+      // the lights and the summary stay: once this client is gone, tmux shows their offline look
+      const cmds = [...new Set([...this.agents.values()].map((a) => a.windowId))].map((w) => command('set-option', '-w', '-t', w, '@nerdr_state', 'unknown'));
+      cmds.push(command('set-option', '-gu', '@nerdr_supervisor_pid'));
       await new Promise<void>((resolve) => channel.send(cmds, () => resolve()));
       await channel.close();
     }

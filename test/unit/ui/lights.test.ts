@@ -2,8 +2,8 @@
 // attributes, so no theme's bar or bell style hides it, and ends with the style in force before
 // it, so a theme's pill keeps its colours. test/live/status-colours.test.ts checks them drawn.
 import { describe, expect, it } from 'vitest';
-import { LightsWriter, glyphsFrom, summaryText } from '../../../src/supervisor/lights.js';
-import { DEFAULT_LOOKS, lightBgFrom, looksFromOptions, parseShowOptions, tmuxLight } from '../../../src/looks.js';
+import { LightsWriter, SUPERVISED, glyphsFrom, lightText, offlineGlyphsFrom, summaryText, supervisedSummary } from '../../../src/supervisor/lights.js';
+import { DEFAULT_LOOKS, lightBgFrom, looksFromOptions, offlineLookFrom, parseShowOptions, tmuxLight } from '../../../src/looks.js';
 
 describe('the light format', () => {
   it('is the glyph on black, no inherited attributes, then the style that was in force', () => {
@@ -35,7 +35,40 @@ describe('the summary format', () => {
     const w = new LightsWriter(() => undefined);
     w.setLooks(looksFromOptions({ '@nerdr-color-blocked': '#ff5f00,bold' }), 'colour235');
     w.set('@1', { state: 'blocked', kind: 'blocked' });
-    expect(w.summary()).toBe('#[push-default]#[none,bg=colour235,fg=#ff5f00,bold]✋1#[default]#[pop-default] ');
+    expect(w.summary()).toBe(
+      `#{?${SUPERVISED},#[push-default]#[none#,bg=colour235#,fg=#ff5f00#,bold]✋1#[default]#[pop-default] ,` +
+        '#[push-default]#[none#,bg=colour235#,fg=colour245]nerdr ✗#[default]#[pop-default] }',
+    );
+    w.dispose();
+  });
+});
+
+describe('the offline look (no supervisor watches: tmux picks it by itself)', () => {
+  it('a light keeps its glyph in the offline colour; its queue suffix stays', () => {
+    const text = lightText({ state: 'blocked', kind: 'blocked', suffix: ' ✉1#' });
+    expect(text).toBe(
+      `#{?${SUPERVISED},#[push-default]#[none#,bg=black#,fg=red#,bold]●#[default]#[pop-default] ✉1##,` +
+        '#[push-default]#[none#,bg=black#,fg=colour245]●#[default]#[pop-default] ✉1##}',
+    );
+    const offline = offlineGlyphsFrom(looksFromOptions({ '@nerdr-glyph-done': '✓' }), offlineLookFrom({ '@nerdr-color-offline': 'colour240' }), '');
+    expect(offline.done).toBe('#[push-default]#[none,fg=colour240]✓#[default]#[pop-default]');
+  });
+
+  it('the summary says `nerdr ✗` while none watches, whenever there is a window or a fleet to show; else nothing', () => {
+    expect(supervisedSummary('', 0)).toBe('');
+    expect(supervisedSummary('', 2)).toBe(`#{?${SUPERVISED},,#[push-default]#[none#,bg=black#,fg=colour245]nerdr ✗#[default]#[pop-default] }`);
+    // the fleet's part is a format of its own: it stays whole inside the branch
+    expect(supervisedSummary('#{E:@nerdr_fleet}', 0, offlineLookFrom({ '@nerdr-glyph-offline': '?' }), '')).toBe(
+      `#{?${SUPERVISED},#{E:@nerdr_fleet},#[push-default]#[none#,fg=colour245]nerdr ?#[default]#[pop-default] }`,
+    );
+  });
+
+  it('the writer sends an empty summary once its last window is gone', () => {
+    const w = new LightsWriter(() => undefined);
+    w.set('@1', { state: 'unknown', kind: 'unknown' });
+    expect(w.summary()).toMatch(/nerdr ✗/);
+    w.remove('@1');
+    expect(w.summary()).toBe('');
     w.dispose();
   });
 });
