@@ -32,10 +32,12 @@ export function register(program: Command): void {
   t.command('uninstall')
     .description("take nerdr's prefix out of those options again, keeping your own text")
     .action(async (_o: unknown, cmd: Command) => {
-      const changed = await uninstallLights(await tmuxSocket(cmd));
-      // remembered, so that a supervisor (re)start does not put them back
+      const sock = await tmuxSocket(cmd);
+      // remembered, so that a supervisor (re)start does not put them back; first, so that a
+      // running supervisor, which puts back a prefix a config reload took out, sees it is wanted out
       ensureStateDir();
       writeFileSync(lightsOffFile(), `${new Date().toISOString()}\n`, { mode: 0o600 });
+      const changed = await uninstallLights(sock);
       process.stdout.write(changed.length ? `lights removed from ${changed.join(', ')}\n` : 'no lights were installed\n');
       process.stdout.write(`nerdr will not put them back (remembered in ${lightsOffFile()}); to have them again: nerdr tmux install\n`);
     });

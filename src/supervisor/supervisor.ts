@@ -17,6 +17,7 @@ import { WatchedAgent, type WindowHost } from './agent.js';
 import { EXIT_STATUS_OPTION, HIDDEN_SESSION, LIST_PANES_FORMAT, paneExitStatus, parseLayoutSizes, parsePaneList } from './discover.js';
 import { LightsWriter } from './lights.js';
 import { lightBgFrom, looksFromOptions, offlineLookFrom, parseShowOptions } from '../looks.js';
+import { StatusKeeper, STATUS_SUBSCRIPTION } from './status-keeper.js';
 import { detachRedrawHook } from '../tmux/supervised.js';
 import { Messenger } from './messages.js';
 import { QueueStore, type Receipt } from '../store/queue.js';
@@ -81,6 +82,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private channel: ControlChannel | null = null;
   private readonly control: ControlServer;
   private lights: LightsWriter;
+  /** Puts the prefixes back after a config reload (part of the lights: src/supervisor/status-keeper.ts). */
+  private readonly statusKeeper: StatusKeeper;
   private scanTimer: Timer | null = null;
   /** Panes created by `nerdr new` in this process: their agent starts now (startup grace). */
   private readonly fresh = new Set<string>();
@@ -116,6 +119,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.control = opts.control ?? tmuxControlServer(opts.tmuxSocket);
     // A light goes out a few ms after the change; redraws stay at most 4 a second.
     this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))), 5, 250, undefined, this.clock);
+    this.statusKeeper = new StatusKeeper({ run: (args) => this.run(command(args[0]!, ...args.slice(1))), clock: this.clock, log: opts.log });
+    this.on('subscription', (name) => name === STATUS_SUBSCRIPTION && this.statusKeeper.changed());
     const agents = (): Iterable<WatchedAgent> => this.agents.values();
     this.notifier = new Notifier(opts.notify ?? { bell: true, osc: true, desktop: true }, (m) => opts.log('info', m));
     this.messages = new Messenger({
@@ -220,7 +225,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     // the lights' offline look shows at once when this client goes, not at the next status-interval
     await this.run(detachRedrawHook(HIDDEN_SESSION));
     await this.run(command('refresh-client', '-B', `nerdr-p:%*:#{pane_dead}|#{pane_dead_status}|#{pane_in_mode}|#{${EXIT_STATUS_OPTION}}|#{pane_current_command}`));
-    if (this.opts.installLights) await this.installLights();
+    if (this.opts.installLights) {
+      await this.installLights();
+      await this.statusKeeper.subscribe();
+    }
     // the user's @nerdr-glyph-* / @nerdr-color-* choices (the TPM plugin documents them)
     const options = await this.run(command('show-options', '-g')).catch(() => '');
     const chosen = parseShowOptions(options);
@@ -624,6 +632,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.statusFiles.dispose();
     for (const a of this.agents.values()) a.dispose();
     this.lights.dispose();
+    this.statusKeeper.dispose();
     const channel = this.channel;
     if (channel && !channel.closed) {
       // the lights and the summary stay: once this client is gone, tmux shows their offline look

@@ -12,6 +12,7 @@ export const STATUS_OPTIONS = [
 ] as const;
 
 export type StatusOption = (typeof STATUS_OPTIONS)[number]['option'];
+export type StatusSpec = (typeof STATUS_OPTIONS)[number];
 
 export const savedOption = (option: string): string => `@nerdr_saved_${option}`;
 
@@ -49,8 +50,8 @@ export async function readsMarker(run: RunArgv, value: string, marker: string, d
   return false;
 }
 
-/** The option's value as tmux shows it, without the final line break. */
-async function value(run: RunArgv, option: string): Promise<string> {
+/** The option's global value as tmux shows it, without the final line break. */
+export async function optionValue(run: RunArgv, option: string): Promise<string> {
   return (await run(['show-options', '-gv', option])).replace(/\n$/, '');
 }
 
@@ -63,18 +64,24 @@ async function savedValue(run: RunArgv, option: string): Promise<string | null> 
   return (await run(['show-options', '-gqv', name])).replace(/\n$/, '');
 }
 
+/**
+ * Puts one prefix in front of the user's option, backing its value up; false when the format
+ * reads the light (the summary) already: the user's config or theme shows it, a prefix would show
+ * it twice.
+ */
+export async function installLight(run: RunArgv, { option, prefix, marker }: StatusSpec): Promise<boolean> {
+  const current = await optionValue(run, option);
+  if (await readsMarker(run, current, marker)) return false;
+  await run(['set-option', '-g', savedOption(option), current]);
+  await run(['set-option', '-g', option, prefix + current]);
+  if (option === 'status-right') await widenStatusRight(run);
+  return true;
+}
+
 /** Puts the prefixes in front of the user's options, backing the old values up; returns what changed. */
 export async function installLights(run: RunArgv): Promise<StatusOption[]> {
   const changed: StatusOption[] = [];
-  for (const { option, prefix, marker } of STATUS_OPTIONS) {
-    const current = await value(run, option);
-    // the user's config (or theme) already shows it: a prefix would show it twice
-    if (await readsMarker(run, current, marker)) continue;
-    await run(['set-option', '-g', savedOption(option), current]);
-    await run(['set-option', '-g', option, prefix + current]);
-    if (option === 'status-right') await widenStatusRight(run);
-    changed.push(option);
-  }
+  for (const spec of STATUS_OPTIONS) if (await installLight(run, spec)) changed.push(spec.option);
   return changed;
 }
 
@@ -93,6 +100,9 @@ const SAVED_LENGTH = '@nerdr_saved_status-right-length';
 async function widenStatusRight(run: RunArgv): Promise<void> {
   const old = Number.parseInt((await run(['show-options', '-gv', 'status-right-length'])).trim(), 10);
   if (!Number.isFinite(old)) return;
+  // prefixed again after a config reload that left the length alone: it is wide already
+  const saved = Number.parseInt((await run(['show-options', '-gqv', SAVED_LENGTH]).catch(() => '')).trim(), 10);
+  if (old === saved + SUMMARY_WIDTH) return;
   await run(['set-option', '-g', SAVED_LENGTH, String(old)]);
   await run(['set-option', '-g', 'status-right-length', String(old + SUMMARY_WIDTH)]);
 }
@@ -110,7 +120,7 @@ async function restoreStatusRightLength(run: RunArgv): Promise<void> {
 export async function uninstallLights(run: RunArgv): Promise<StatusOption[]> {
   const changed: StatusOption[] = [];
   for (const { option, prefix } of STATUS_OPTIONS) {
-    const current = await value(run, option);
+    const current = await optionValue(run, option);
     const next = withoutPrefix(current, prefix, await savedValue(run, option));
     if (next === null) continue;
     await run(['set-option', '-g', option, next]);
