@@ -28,8 +28,8 @@ export const SEND_EXIT = { reached: 0, gone: 3, stalled: 4, timeout: 124 } as co
 
 /**
  * How the message's turn ended, once it has: the first of `until` after the turn started
- * (exit 0); the queue stalled with no response (4); the agent gone, or the next message typed in,
- * before any of them (3). Null while it may still come.
+ * (exit 0); the queue stalled with no response (4); the agent gone, the next message typed in, or
+ * the supervisor stopped while typing it, before any of them (3). Null while it may still come.
  */
 export function receiptEnd(r: Receipt, until: string[]): { exit: number; state: string | null; why: string } | null {
   if (r.startedAt !== null) {
@@ -39,6 +39,8 @@ export function receiptEnd(r: Receipt, until: string[]): { exit: number; state: 
   if (r.stalledAt !== null && r.startedAt === null) {
     return { exit: SEND_EXIT.stalled, state: null, why: 'no response within 5 s of typing it in: the queue is paused until you visit the window' };
   }
+  // it may have been typed in, while the supervisor stopped: the receipt says what to do
+  if (r.closedAt !== null && r.retryText != null) return { exit: SEND_EXIT.gone, state: null, why: r.closed ?? 'it may have been typed in' };
   if (r.closedAt !== null) {
     return { exit: SEND_EXIT.gone, state: null, why: `${r.closed ?? 'nothing more is recorded'} before the agent was ${until.join(' or ')}` };
   }

@@ -131,8 +131,9 @@ export function register(program: Command): void {
     .option('--until <states>', `with --wait: the states that end the turn (default done,idle,blocked; of ${STATES.join(', ')})`)
     .option('--timeout <seconds>', 'with --wait: give up after this many seconds (exit 124)')
     .option('--status <id>', "print a queued message's steps so far (its id: from send --json)")
+    .option('--retry <id>', 'queue again a message that may have been typed in (the supervisor stopped while typing it), as a new message')
     .option('--json', 'print JSON (with --wait / --status: one object per step)')
-    .action(async (target: string | undefined, words: string[], opts: { json?: boolean; wait?: boolean; until?: string; timeout?: string; status?: string }, cmd: Command) => {
+    .action(async (target: string | undefined, words: string[], opts: { json?: boolean; wait?: boolean; until?: string; timeout?: string; status?: string; retry?: string }, cmd: Command) => {
       await remote('send', target);
       const until = parseUntil(opts.until) ?? ['done', 'idle', 'blocked'];
       const timeoutMs = parseTimeout(opts.timeout);
@@ -144,6 +145,17 @@ export function register(program: Command): void {
         if (opts.json) return printJson({ id: opts.status, window: r.window, name: r.name, steps, receipt: r.receipt });
         process.stdout.write(`message ${opts.status} for ${r.name ?? 'a window that is gone'}${r.window ? ` (${r.window})` : ''}\n`);
         for (const s of steps) process.stdout.write(stepText(s) + '\n');
+        return;
+      }
+      if (opts.retry) {
+        if (target !== undefined) throw new NerdrError('--retry takes only the message id: it goes to the window it was queued for', `nerdr send --retry ${opts.retry}`);
+        const r = await call<{ target: string; id: string; position: number; state: string; exited: boolean; retried: string }>(cmd, 'nerdr.retry', { id: opts.retry, caller: callerSecret() });
+        if (opts.wait) {
+          if (!opts.json) process.stdout.write(`${r.retried} queued again for ${r.target} as ${r.id}\n`);
+          return followReceipt(cmd, r.id, until, timeoutMs, opts.json);
+        }
+        if (opts.json) return printJson(r);
+        process.stdout.write(`${r.retried} queued again for ${r.target} as ${r.id} (#${r.position})\n`);
         return;
       }
       if (target === undefined) throw new NerdrError('no target given', 'nerdr send <target> "text" (a window name, @id or %pane)');

@@ -3,6 +3,9 @@
 //   <state>/queues/<agent id>.json                  the queue, written atomically and fsync'd on every change
 //   <state>/queues/<agent id>.broken-<time>.json    a file that could not be read, moved aside, never overwritten
 //
+// A message being typed in carries `typingAt`, written before the paste: a supervisor that finds
+// it on start knows the message may have been typed, and does not type it again.
+//
 // A save returns only once the queue is on disk, and throws (QueueWriteError) when it is not:
 // the caller must not report a message as queued then. A file that is empty, truncated, not
 // JSON, of the wrong shape or unreadable is never taken for an empty queue that the next save
@@ -17,6 +20,12 @@ export interface QueuedMessage {
   id: string;
   text: string;
   queuedAt: number;
+  /**
+   * Set (and on disk) just before the message is pasted, until its turn is confirmed or it
+   * stalls and it leaves the queue: found set by a supervisor that starts, it may have been
+   * typed in already, so it is not typed again. Null while it waits.
+   */
+  typingAt: number | null;
 }
 
 export interface AgentQueue {
@@ -43,6 +52,12 @@ export interface Receipt {
   closedAt: number | null;
   /** Why nothing more is recorded: the next message, the agent's exit, the window gone. */
   closed: string | null;
+  /**
+   * The message's text, kept while `nerdr send --retry ID` may queue it again: it left the queue
+   * because it may have been typed in (the supervisor stopped, or lost tmux, while typing it).
+   * Null otherwise; absent in files of older nerdr.
+   */
+  retryText?: string | null;
 }
 
 /** Receipts kept per agent, and for how long. */
@@ -72,10 +87,12 @@ const receiptSchema = z.object({
   stalledAt: z.number().nullable(),
   closedAt: z.number().nullable(),
   closed: z.string().nullable(),
+  retryText: z.string().nullable().optional(),
 });
 
 const queueSchema = z.object({
-  messages: z.array(z.object({ id: z.string(), text: z.string(), queuedAt: z.number() })),
+  // typingAt: absent in files of older nerdr (nothing was being typed then)
+  messages: z.array(z.object({ id: z.string(), text: z.string(), queuedAt: z.number(), typingAt: z.number().nullable().optional() })),
   stalledAt: z.number().nullable(),
   // queue files written before receipts existed have none
   receipts: z.array(receiptSchema).optional(),
@@ -131,7 +148,8 @@ export class QueueStore {
 
   /**
    * Writes the queue (an empty one removes the file). Throws QueueWriteError when it is not on
-   * disk. Receipts past RECEIPTS_KEPT or RECEIPT_MAX_AGE_MS are dropped from `q` itself first.
+   * disk. Receipts past RECEIPTS_KEPT or RECEIPT_MAX_AGE_MS are dropped from `q` itself first,
+   * except those of messages still queued (their delivery is recorded there).
    */
   save(agentId: string, q: AgentQueue): void {
     const file = this.file(agentId);
@@ -141,7 +159,11 @@ export class QueueStore {
       throw new QueueWriteError(`${file} could not be read and is still in the way (${stuck})`, `move ${JSON.stringify(file)} away, then send again`, undefined);
     }
     const cutoff = this.now() - RECEIPT_MAX_AGE_MS;
-    q.receipts = q.receipts.filter((r) => (r.closedAt ?? r.queuedAt) >= cutoff).slice(-RECEIPTS_KEPT);
+    const queued = new Set(q.messages.map((m) => m.id));
+    const old = q.receipts.filter((r) => !queued.has(r.id) && (r.closedAt ?? r.queuedAt) < cutoff);
+    const kept = q.receipts.filter((r) => !old.includes(r));
+    const extra = kept.filter((r) => !queued.has(r.id)).slice(0, Math.max(0, kept.length - RECEIPTS_KEPT));
+    q.receipts = kept.filter((r) => !extra.includes(r));
     if (q.messages.length === 0 && q.stalledAt === null && q.receipts.length === 0) {
       try {
         unlinkSync(file);
@@ -209,7 +231,7 @@ function brokenReason(text: string): AgentQueue | string {
     return `is not a message queue (${where}: ${first?.message ?? 'invalid'})`;
   }
   return {
-    messages: r.data.messages.map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt })),
+    messages: r.data.messages.map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt, typingAt: m.typingAt ?? null })),
     stalledAt: r.data.stalledAt,
     receipts: (r.data.receipts ?? []).map((x) => ({ ...x, states: x.states.map((s) => ({ ...s })) })),
   };

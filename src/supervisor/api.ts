@@ -295,6 +295,20 @@ export function registerApi(server: SocketServer, sup: Supervisor, socketPath: s
     return { target: a.windowId, ...r, state: a.state, exited: a.dead, ...waitsFor };
   });
 
+  // `nerdr send --retry ID`: a message that left the queue because it may have been typed in
+  // (the supervisor stopped while typing it) is queued again, as a new message, for its window.
+  server.handle('nerdr.retry', (params) => {
+    const p = obj(params);
+    const id = str(p, 'id', true);
+    const caller = callerOf(sup, p);
+    const r = sup.messages.retry(id, (agentId) => {
+      const a = [...sup.agents.values()].find((x) => x.id === agentId) ?? null;
+      if (a) checkControl(sup, caller, a, 'send to');
+      return a;
+    });
+    return { target: r.agent.windowId, id: r.id, position: r.position, state: r.agent.state, exited: r.agent.dead, retried: id };
+  });
+
   // What became of a queued message (`nerdr send --status ID`); with follow, a stream of its
   // receipt each time it moves on (`nerdr send --wait`), ending once nothing more is recorded.
   server.handle('nerdr.receipt', (params, ctx) => {
@@ -513,7 +527,7 @@ function restoreHost(sup: Supervisor): RestoreHost<WatchedAgent> {
     },
     createWindow: (spec) => sup.createWindow(spec),
     respawn: (a, spec) => sup.respawn(a, spec),
-    enqueue: (a, text) => void sup.messages.enqueue(a, text),
+    requeue: (a, m) => sup.messages.requeue(a, m),
     onChange: (fn) => {
       sup.on('change', fn);
       return () => void sup.off('change', fn);

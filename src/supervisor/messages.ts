@@ -4,6 +4,13 @@
 // follows as a separate key after a per-agent delay, and delivery counts as confirmed when
 // the agent starts working (its prompt-submit hook or its screen). No response within 5 s:
 // the queue stalls (light ✉n⏸) until the user visits the window.
+//
+// A message is typed in at most once. Before the paste it is marked `typingAt` in the queue
+// file (on disk before tmux gets the paste); the mark goes with the message once its turn is
+// confirmed or it stalls. A mark found when the queue is loaded (the supervisor stopped while
+// typing it) or a paste whose answer never came (the control client closed) means it may have
+// been typed: it leaves the queue without being typed again, its receipt says so and keeps
+// the text, and only `nerdr send --retry ID` queues it again.
 
 import { randomBytes } from 'node:crypto';
 import { command } from '../tmux/quote.js';
@@ -50,16 +57,43 @@ export class Messenger {
     if (!q) {
       const loaded = this.deps.store.load(a.id);
       q = loaded.queue;
-      // a restarted supervisor goes on following the turn of the last message typed in
-      const open = q.receipts.filter((r) => r.pastedAt !== null && r.closedAt === null).at(-1);
-      if (open) this.active.set(a.id, open);
+      this.queues.set(a.id, q);
       if (loaded.problem !== null) {
         this.deps.log('warn', `${a.name}: ${loaded.problem}`);
         this.notices.set(a.id, loaded.problem);
       }
-      this.queues.set(a.id, q);
+      // the supervisor before stopped while typing it: it may be in, so it is not typed again
+      const typing = q.messages.find((m) => m.typingAt !== null);
+      if (typing) this.mayBeTyped(a, typing, 'the supervisor stopped while typing it');
+      // a restarted supervisor goes on following the turn of the last message typed in
+      const open = q.receipts.filter((r) => r.pastedAt !== null && r.closedAt === null).at(-1);
+      if (open) this.active.set(a.id, open);
     }
     return q;
+  }
+
+  /**
+   * A message that may have been typed in, though nothing confirmed it: it leaves the queue
+   * without being typed again, and its receipt is closed saying so, with its text kept for
+   * `nerdr send --retry`. The messages after it wait for a visit (as after a stall): an
+   * unsubmitted text may sit in the agent's input, and the next paste would join it.
+   */
+  private mayBeTyped(a: WatchedAgent, m: QueuedMessage, why: string): void {
+    const q = this.queue(a);
+    q.messages = q.messages.filter((x) => x.id !== m.id);
+    const now = this.deps.clock.now();
+    if (q.messages.length > 0) q.stalledAt = now;
+    const r = q.receipts.find((x) => x.id === m.id);
+    const typed = r?.pastedAt != null ? 'was typed in, maybe not submitted' : 'may have been typed in';
+    if (r) {
+      if (this.active.get(a.id) === r) this.active.delete(a.id);
+      r.closedAt = now;
+      r.closed = `it ${typed} (${why}); not typed again: \`nerdr send --retry ${m.id}\` queues it again`;
+      r.retryText = m.text;
+    }
+    this.persist(a, q);
+    this.deps.log('warn', `${a.name}: message ${m.id} ${typed} (${why}); it left the queue without being typed again${q.messages.length > 0 ? '; the rest waits for a visit' : ''}`);
+    if (r) this.deps.receipt?.(a, r);
   }
 
   /** The light's suffix: ✉n, or ✉n⏸ while stalled; '' with nothing queued. */
@@ -79,25 +113,110 @@ export class Messenger {
     const why = undeliverable(text);
     if (why !== null) throw new RpcError('invalid_message', `the message cannot be typed in exactly: ${why}`);
     const q = this.queue(a);
-    const m: QueuedMessage = { id: randomBytes(6).toString('hex'), text, queuedAt: this.deps.clock.now() };
-    const receipt: Receipt = { id: m.id, queuedAt: m.queuedAt, pastedAt: null, startedAt: null, states: [], stalledAt: null, closedAt: null, closed: null };
+    const m: QueuedMessage = { id: randomBytes(6).toString('hex'), text, queuedAt: this.deps.clock.now(), typingAt: null };
+    this.add(a, q, m, () => undefined);
+    this.tryDeliver(a);
+    const warning = this.notices.get(a.id);
+    this.notices.delete(a.id);
+    return warning === undefined ? { id: m.id, position: q.messages.length } : { id: m.id, position: q.messages.length, warning };
+  }
+
+  /**
+   * Puts a message and its receipt in the queue, on disk before it returns (throws RpcError
+   * queue_write_failed and queues nothing when it cannot); `undo` reverts the caller's own
+   * change to the queue when the save fails.
+   */
+  private add(a: WatchedAgent, q: AgentQueue, m: QueuedMessage, undo: () => void, receipt?: Receipt): void {
+    const r: Receipt = receipt ?? { id: m.id, queuedAt: m.queuedAt, pastedAt: null, startedAt: null, states: [], stalledAt: null, closedAt: null, closed: null };
     q.messages.push(m);
-    q.receipts.push(receipt);
+    q.receipts.push(r);
     try {
       this.deps.store.save(a.id, q);
     } catch (err) {
       q.messages = q.messages.filter((x) => x !== m);
-      q.receipts = q.receipts.filter((x) => x !== receipt);
+      q.receipts = q.receipts.filter((x) => x !== r);
+      undo();
       const e = err as Error;
       this.deps.log('error', `${a.name}: a message was refused: the queue cannot be saved: ${e.message}`);
       const fix = e instanceof QueueWriteError ? e.fix : 'see the supervisor log, then send again';
       throw new RpcError('queue_write_failed', `the message was not queued: ${e.message}; fix: ${fix}`);
     }
     this.deps.changed(a);
+  }
+
+  /**
+   * `nerdr send --retry ID`: a message that left the queue because it may have been typed in is
+   * queued again, as a new message (its own id and receipt), for the window it was queued for.
+   * The old receipt says so and no longer keeps the text: one retry per ask.
+   */
+  retry(id: string, window: (agentId: string) => WatchedAgent | null): { agent: WatchedAgent; id: string; position: number } {
+    const found = this.receipt(id);
+    if (!found) throw new RpcError('unknown_message', `no message ${id} (receipts are kept for a day, the last 20 per window)`);
+    const old = found.receipt;
+    if (old.retryText == null) {
+      const why = old.closedAt === null ? 'is still on its way' : `ended: ${old.closed ?? 'closed'}`;
+      throw new RpcError('not_retryable', `message ${id} ${why}; only a message that may have been typed in (the supervisor stopped while typing it) is queued again with --retry`);
+    }
+    const a = window(found.agentId);
+    if (!a) throw new RpcError('agent_gone', `the window message ${id} was queued for is gone; its text is in \`nerdr send --status ${id} --json\` (receipt.retryText)`);
+    const why = undeliverable(old.retryText);
+    if (why !== null) throw new RpcError('invalid_message', `the message cannot be typed in exactly: ${why}`);
+    const q = this.queue(a);
+    const mine = q.receipts.find((x) => x.id === id) ?? old;
+    const m: QueuedMessage = { id: randomBytes(6).toString('hex'), text: old.retryText, queuedAt: this.deps.clock.now(), typingAt: null };
+    const before = { closed: mine.closed, retryText: mine.retryText };
+    mine.closed = `${mine.closed ?? 'closed'}; queued again as ${m.id}`;
+    mine.retryText = null;
+    this.add(a, q, m, () => Object.assign(mine, before));
+    this.deps.log('info', `${a.name}: message ${id} queued again as ${m.id} (nerdr send --retry)`);
     this.tryDeliver(a);
-    const warning = this.notices.get(a.id);
-    this.notices.delete(a.id);
-    return warning === undefined ? { id: m.id, position: q.messages.length } : { id: m.id, position: q.messages.length, warning };
+    return { agent: a, id: m.id, position: q.messages.length };
+  }
+
+  /**
+   * `nerdr restore`: a saved message queued again for the window restored from the one it was
+   * saved with, under its own id, unless that id is known already: queued for this or another
+   * live window, typed in (or being typed, or closed) anywhere. Waiting in the queue file of a
+   * window that is gone, it moves here (with its receipt), so only one queue holds it. Returns
+   * why it was not queued, or null. Throws RpcError queue_write_failed as enqueue does.
+   */
+  requeue(a: WatchedAgent, saved: { id: string; text: string }): string | null {
+    const why = undeliverable(saved.text);
+    if (why !== null) return `it cannot be typed in exactly: ${why}`;
+    const here = this.queue(a);
+    if (here.messages.some((m) => m.id === saved.id) || here.receipts.some((r) => r.id === saved.id)) return 'it is queued for this window already';
+    for (const q of this.queues.values()) {
+      if (q === here) continue;
+      if (q.messages.some((m) => m.id === saved.id)) return 'it is still queued for another window';
+      const r = q.receipts.find((x) => x.id === saved.id);
+      if (r) return knownReceipt(r);
+    }
+    // the queue files of windows that are gone
+    let from: { agentId: string; queue: AgentQueue; receipt: Receipt | undefined } | null = null;
+    for (const agentId of this.deps.store.ids()) {
+      if (this.queues.has(agentId)) continue;
+      const q = this.deps.store.load(agentId).queue;
+      const m = q.messages.find((x) => x.id === saved.id);
+      const r = q.receipts.find((x) => x.id === saved.id);
+      if (m && m.typingAt !== null) return 'it may have been typed in already (a supervisor stopped while typing it)';
+      if (m) from = { agentId, queue: q, receipt: r };
+      else if (r) return knownReceipt(r);
+      if (from) break;
+    }
+    const m: QueuedMessage = { id: saved.id, text: saved.text, queuedAt: this.deps.clock.now(), typingAt: null };
+    this.add(a, here, m, () => undefined, from?.receipt ? { ...from.receipt } : undefined);
+    if (from) {
+      // it waited for a window that is gone: it moves here, so no other queue holds it
+      from.queue.messages = from.queue.messages.filter((x) => x.id !== saved.id);
+      from.queue.receipts = from.queue.receipts.filter((x) => x.id !== saved.id);
+      try {
+        this.deps.store.save(from.agentId, from.queue);
+      } catch (err) {
+        this.deps.log('warn', `${a.name}: message ${saved.id} stays in the queue file of the gone window ${from.agentId} too: ${(err as Error).message}`);
+      }
+    }
+    this.tryDeliver(a);
+    return null;
   }
 
   /** The user looked at the window: a stalled queue goes on. */
@@ -187,17 +306,33 @@ export class Messenger {
     // Re-check the pane on the same line: a pane that died or went into a mode since our
     // last notification gets nothing.
     this.deps.sendLine([command('display', '-p', '-t', p, '#{pane_dead}|#{pane_in_mode}|#{pane_input_off}')], ([r]) => {
+      if (this.inFlight.get(a.id) !== f) return; // the window was forgotten meanwhile
       const [dead, mode, inputOff] = (r?.ok ? r.lines.map((l) => l.toString()).join('') : '1|1|1').split('|');
       if (dead === '1' || mode === '1' || inputOff === '1' || (a.state !== 'idle' && a.state !== 'done')) {
+        this.inFlight.delete(a.id);
+        return;
+      }
+      if (!this.markTyping(a, next)) {
         this.inFlight.delete(a.id);
         return;
       }
       this.deps.sendLine(
         [command('set-buffer', '-b', buf, pasteSafe(next.text)), command('paste-buffer', '-p', '-d', '-r', '-b', buf, '-t', p)],
         (replies) => {
+          if (this.inFlight.get(a.id) !== f) return;
           if (!replies.every((x) => x.ok)) {
             this.inFlight.delete(a.id);
-            this.deps.log('warn', `${a.name}: paste failed: ${replies.map((x) => x.lines.join(' ')).join(' ')}`);
+            const said = replies.map((x) => x.lines.join(' ')).join(' ').trim();
+            // tmux refused a command: it ran nothing after it, so nothing was typed
+            if (replies.some((x) => !x.ok && !x.skipped)) {
+              next.typingAt = null;
+              this.persist(a, this.queue(a));
+              this.deps.log('warn', `${a.name}: paste failed: ${said}`);
+              return;
+            }
+            // no answer (the control client closed): it may have been typed
+            this.mayBeTyped(a, next, `tmux's answer to the paste was lost${said ? `: ${said}` : ''}`);
+            this.deps.changed(a);
             return;
           }
           // the turn of the message before is no longer this agent's latest
@@ -212,6 +347,27 @@ export class Messenger {
         },
       );
     });
+  }
+
+  /**
+   * Marks the message as being typed, on disk before the paste is sent. False (and the queue
+   * paused, the light showing it) when that cannot be written: a crash after an unrecorded
+   * paste would type it a second time, so it is not typed now.
+   */
+  private markTyping(a: WatchedAgent, m: QueuedMessage): boolean {
+    const q = this.queue(a);
+    m.typingAt = this.deps.clock.now();
+    try {
+      this.deps.store.save(a.id, q);
+      return true;
+    } catch (err) {
+      m.typingAt = null;
+      q.stalledAt = this.deps.clock.now();
+      const e = err as Error;
+      this.deps.log('error', `${a.name}: message ${m.id} not typed in: the queue cannot be saved: ${e.message}${e instanceof QueueWriteError ? `; fix: ${e.fix}` : ''}; the queue waits for a visit of the window`);
+      this.deps.changed(a);
+      return false;
+    }
   }
 
   private pressEnter(a: WatchedAgent, f: InFlight): void {
@@ -298,6 +454,13 @@ export class Messenger {
       this.deps.log('error', `cannot save the queue of ${a.name}: ${e.message}${e instanceof QueueWriteError ? `; fix: ${e.fix}` : ''}`);
     }
   }
+}
+
+/** Why a message whose receipt is known is not queued again. */
+function knownReceipt(r: Receipt): string {
+  if (r.pastedAt !== null) return 'it was typed in already';
+  if (r.closedAt !== null) return `it ended already (${r.closed ?? 'closed'})`;
+  return 'it is known already';
 }
 
 /**

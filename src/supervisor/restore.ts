@@ -87,7 +87,11 @@ export interface RestoreHost<A extends RestoreAgent = RestoreAgent> {
   screen(a: A): Promise<string>;
   createWindow(spec: WindowSpec): Promise<CreatedWindow>;
   respawn(a: A, spec: RespawnSpec): Promise<void>;
-  enqueue(a: A, text: string): void;
+  /**
+   * Queues a saved message again under its own id; returns why it was not (its id is queued
+   * or was typed in already), or null. Throws when the queue cannot be written.
+   */
+  requeue(a: A, message: { id: string; text: string }): string | null;
   /** Calls `fn` on every change of any window; returns the unsubscribe. */
   onChange(fn: () => void): () => void;
 }
@@ -311,8 +315,9 @@ function requeue<A extends RestoreAgent>(host: RestoreHost<A>, env: RestoreEnv, 
   if (!a) return;
   for (const m of w.saved.queue) {
     try {
-      host.enqueue(a, m.text);
-      res.requeued++;
+      const not = host.requeue(a, m);
+      if (not === null) res.requeued++;
+      else env.warn(`a saved message (${m.id}) for ${w.name} was not queued again: ${not}`);
     } catch (err) {
       env.warn(`could not re-queue a message for ${w.name}: ${(err as Error).message}`);
     }

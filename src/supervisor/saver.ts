@@ -66,7 +66,8 @@ export class SessionSaver {
           argv: a.argv,
           conversationId: v.conversationId,
           conversationFrom: v.conversationFrom,
-          queue: this.deps.messages.queue(a).messages.map((m) => ({ ...m })),
+          // one being typed in is not saved: restore must not queue it again
+          queue: this.deps.messages.queue(a).messages.filter((m) => m.typingAt === null).map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt })),
           worktree: a.worktree,
           branch: a.branch,
           base: a.base,

@@ -35,4 +35,9 @@ describe('receipts', () => {
     expect(receiptEnd(gone, DEFAULT)).toEqual({ exit: 3, state: null, why: 'the agent exited before the agent was done or idle or blocked' });
     expect(receiptEnd(gone, ['exited'])).toMatchObject({ exit: 0, state: 'exited' });
   });
+
+  it('3 with the receipt\'s own words when it may have been typed in while the supervisor stopped', () => {
+    const closed = 'it may have been typed in (the supervisor stopped while typing it); not typed again: `nerdr send --retry m1` queues it again';
+    expect(receiptEnd({ ...base, closedAt: 2000, closed, retryText: 'hello' }, DEFAULT)).toEqual({ exit: 3, state: null, why: closed });
+  });
 });

@@ -9,7 +9,7 @@ import { writeFileAtomic } from '../../../src/store/atomic.js';
 
 let dir: string;
 const NOW = Date.UTC(2030, 0, 31, 12, 0, 0);
-const good = { messages: [{ id: 'a1', text: 'run the tests', queuedAt: NOW }], stalledAt: null, receipts: [] };
+const good = { messages: [{ id: 'a1', text: 'run the tests', queuedAt: NOW, typingAt: null }], stalledAt: null, receipts: [] };
 
 beforeEach(() => {
   dir = path.join(mkdtempSync(path.join(tmpdir(), 'nerdr-queue-')), 'queues');
@@ -33,6 +33,25 @@ describe('receipts', () => {
     expect(s.load('ag1').queue.receipts.map((r) => r.id)).toEqual(many.slice(-20).map((r) => r.id));
     s.save('ag1', { messages: [], stalledAt: null, receipts: [receipt('stale', NOW - 25 * 3600_000)] });
     expect(files()).not.toContain('ag1.json');
+  });
+
+  it('the receipt of a message still queued is kept however old, and is not counted out by newer ones', () => {
+    const s = new QueueStore(dir, { now: () => NOW });
+    const waiting = { ...receipt('w', NOW - 30 * 3600_000), pastedAt: null, closedAt: null, closed: null };
+    const many = Array.from({ length: 25 }, (_, i) => receipt(`r${i}`, NOW - 1000 + i));
+    s.save('ag1', { messages: [{ id: 'w', text: 'waits', queuedAt: NOW - 30 * 3600_000, typingAt: null }], stalledAt: null, receipts: [waiting, ...many] });
+    expect(s.load('ag1').queue.receipts.map((r) => r.id)).toEqual(['w', ...many.slice(-19).map((r) => r.id)]);
+  });
+
+  it('the typing mark and a receipt\'s text kept for --retry are read back; a file of older nerdr has neither', () => {
+    const s = new QueueStore(dir, { now: () => NOW });
+    const r = { ...receipt('m1', NOW), closed: 'it may have been typed in (the supervisor stopped while typing it)', retryText: 'hello' };
+    s.save('ag1', { messages: [{ id: 'm2', text: 'next', queuedAt: NOW, typingAt: NOW + 1 }], stalledAt: null, receipts: [r] });
+    expect(s.load('ag1').queue).toEqual({ messages: [{ id: 'm2', text: 'next', queuedAt: NOW, typingAt: NOW + 1 }], stalledAt: null, receipts: [r] });
+    writeFileSync(path.join(dir, 'old.json'), JSON.stringify({ messages: [{ id: 'x', text: 't', queuedAt: 1 }], stalledAt: null, receipts: [receipt('y', NOW)] }));
+    const old = s.load('old').queue;
+    expect(old.messages).toEqual([{ id: 'x', text: 't', queuedAt: 1, typingAt: null }]);
+    expect(old.receipts[0]!.retryText).toBeUndefined();
   });
 });
 
@@ -96,7 +115,7 @@ describe('QueueStore.save', () => {
     });
     const e = (() => {
       try {
-        s.save('ag1', { messages: [...good.messages, { id: 'b2', text: 'more', queuedAt: NOW }], stalledAt: null, receipts: [] });
+        s.save('ag1', { messages: [...good.messages, { id: 'b2', text: 'more', queuedAt: NOW, typingAt: null }], stalledAt: null, receipts: [] });
       } catch (err) {
         return err;
       }

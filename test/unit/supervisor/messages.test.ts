@@ -1,13 +1,16 @@
-// The Messenger's side of queueing: a message is queued only once it is on disk, and a message
-// that cannot be typed in exactly is refused, never changed on the way.
+// The Messenger's side of queueing: a message is queued only once it is on disk, a message
+// that cannot be typed in exactly is refused, never changed on the way, and none is typed in
+// twice (a supervisor killed while typing it, a paste whose answer was lost, restore).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { QueueStore } from '../../../src/store/queue.js';
+import { QueueStore, type Receipt } from '../../../src/store/queue.js';
 import type { WatchedAgent } from '../../../src/supervisor/agent.js';
 import { Messenger, invalidUtf8At, undeliverable, undeliverableBytes } from '../../../src/supervisor/messages.js';
 import { RpcError } from '../../../src/supervisor/socket/errors.js';
+import { writeFileAtomic } from '../../../src/store/atomic.js';
+import { FakeTime, settle, words } from './harness.js';
 
 let dir: string;
 beforeEach(() => {
@@ -117,5 +120,196 @@ describe('undeliverableBytes', () => {
       [[0xf0, 0x9d, 0x84, 0x9e], -1],
     ];
     for (const [bytes, at] of cases) expect([bytes, invalidUtf8At(Uint8Array.from(bytes))]).toEqual([bytes, at]);
+  });
+});
+
+describe('a message is typed in at most once', () => {
+  type Answer = 'ok' | 'lost' | 'refused' | 'hold';
+  /**
+   * A Messenger whose tmux answers the pane check, and the paste as `paste` says: `hold` never
+   * answers (the supervisor dies before tmux does), `lost` answers as a control client that
+   * closed, `refused` as tmux refusing set-buffer. Each Messenger made here is one supervisor
+   * life; a "crash" is simply making the next one on the same folder.
+   */
+  function life(store: QueueStore, time: FakeTime, paste: () => Answer = () => 'ok') {
+    const pastes: string[] = [];
+    const logs: string[] = [];
+    const receipts: Receipt[] = [];
+    const m = new Messenger({
+      sendLine: (cmds, done) => {
+        const w = cmds.map(words);
+        if (w[0]![0] === 'display') return queueMicrotask(() => done([{ ok: true, skipped: false, lines: [Buffer.from('0|0|0')] }]));
+        if (w[0]![0] !== 'set-buffer' || w[1]?.[0] !== 'paste-buffer') return queueMicrotask(() => done(cmds.map(() => ({ ok: true, skipped: false, lines: [] }))));
+        const how = paste();
+        if (how === 'hold') return void pastes.push(w[0]!.at(-1)!);
+        if (how === 'refused') return queueMicrotask(() => done([{ ok: false, skipped: false, lines: [Buffer.from('no buffer')] }, { ok: false, skipped: true, lines: [] }]));
+        pastes.push(w[0]!.at(-1)!);
+        const closed = { ok: false, skipped: true, lines: [Buffer.from('control client closed')] };
+        queueMicrotask(() => done(how === 'lost' ? [closed, closed] : cmds.map(() => ({ ok: true, skipped: false, lines: [] }))));
+      },
+      log: (level, msg) => void logs.push(`${level} ${msg}`),
+      store,
+      clock: time,
+      changed: () => undefined,
+      receipt: (_a, r) => void receipts.push(r),
+    });
+    return { m, pastes, logs, receipts };
+  }
+  const idle = (): WatchedAgent => ({ ...agent('idle'), arbiter: { view: () => ({ quiet: null }) } }) as unknown as WatchedAgent;
+  const onDisk = () => new QueueStore(dir).load('ag1').queue;
+
+  it('a supervisor killed between the paste and its record does not type it again: the receipt says it may have been typed, and it leaves the queue', async () => {
+    const time = new FakeTime();
+    const first = life(new QueueStore(dir, { now: time.now }), time, () => 'hold');
+    const a = idle();
+    const { id } = first.m.enqueue(a, 'run the tests');
+    first.m.enqueue(a, 'then the lint');
+    await settle();
+    // the mark is on disk before tmux was given the paste
+    expect(first.pastes).toEqual(['run the tests']);
+    expect(onDisk().messages.map((x) => [x.id === id, x.typingAt])).toEqual([[true, time.now()], [false, null]]);
+    // kill -9 here; the revived supervisor loads the queue
+    time.advance(300);
+    const second = life(new QueueStore(dir, { now: time.now }), time);
+    const b = idle();
+    expect(second.m.suffix(b)).toBe(' ✉1⏸');
+    second.m.tryDeliver(b);
+    await settle();
+    expect(second.pastes).toEqual([]);
+    const r = second.m.receipt(id)!.receipt;
+    expect(r).toMatchObject({ pastedAt: null, closedAt: time.now(), retryText: 'run the tests' });
+    expect(r.closed).toBe(`it may have been typed in (the supervisor stopped while typing it); not typed again: \`nerdr send --retry ${id}\` queues it again`);
+    expect(onDisk().messages.map((x) => x.text)).toEqual(['then the lint']);
+    expect(onDisk().stalledAt).toBe(time.now());
+    expect(second.logs.join('\n')).toMatch(/warn api: message .* may have been typed in .*the rest waits for a visit/);
+    // a visit lets the rest go on; the first is still not typed
+    second.m.visited(b);
+    await settle();
+    expect(second.pastes).toEqual(['then the lint']);
+  });
+
+  it('killed after tmux took the paste, before Enter or its turn: not typed again either, the receipt saying it was typed in', async () => {
+    const time = new FakeTime();
+    const first = life(new QueueStore(dir, { now: time.now }), time);
+    const a = idle();
+    const { id } = first.m.enqueue(a, 'hello');
+    await settle();
+    expect(first.pastes).toEqual(['hello']);
+    expect(onDisk().receipts[0]!.pastedAt).toBe(time.now());
+    const second = life(new QueueStore(dir, { now: time.now }), time);
+    const b = idle();
+    second.m.tryDeliver(b);
+    await settle();
+    expect(second.pastes).toEqual([]);
+    expect(second.m.receipt(id)!.receipt.closed).toMatch(/^it was typed in, maybe not submitted \(the supervisor stopped while typing it\)/);
+    // nothing else waits: the queue is not paused
+    expect(second.m.queue(b)).toMatchObject({ messages: [], stalledAt: null });
+  });
+
+  it('a paste whose answer never came (the control client closed) is not typed again by the same supervisor', async () => {
+    const time = new FakeTime();
+    let n = 0;
+    const s = life(new QueueStore(dir, { now: time.now }), time, () => (n++ === 0 ? 'lost' : 'ok'));
+    const a = idle();
+    const { id } = s.m.enqueue(a, 'once');
+    await settle();
+    s.m.tryDeliver(a);
+    await settle();
+    expect(s.pastes).toEqual(['once']);
+    expect(s.m.receipt(id)!.receipt.closed).toMatch(/^it may have been typed in \(tmux's answer to the paste was lost: control client closed/);
+    expect(s.m.queue(a).messages).toEqual([]);
+  });
+
+  it('a paste tmux refused typed nothing: the mark is cleared and it goes in later, once', async () => {
+    const time = new FakeTime();
+    let n = 0;
+    const s = life(new QueueStore(dir, { now: time.now }), time, () => (n++ === 0 ? 'refused' : 'ok'));
+    const a = idle();
+    s.m.enqueue(a, 'again');
+    await settle();
+    expect(s.pastes).toEqual([]);
+    expect(onDisk().messages[0]!.typingAt).toBeNull();
+    s.m.tryDeliver(a);
+    await settle();
+    expect(s.pastes).toEqual(['again']);
+  });
+
+  it('a mark that cannot be written: nothing is typed, the queue waits for a visit', async () => {
+    const time = new FakeTime();
+    let full = false;
+    const store = new QueueStore(dir, {
+      now: time.now,
+      write: (file, data) => {
+        if (full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        writeFileAtomic(file, data);
+      },
+    });
+    const s = life(store, time, () => 'ok');
+    const a = { ...idle(), state: 'working' } as unknown as { state: string } & WatchedAgent;
+    s.m.enqueue(a, 'not yet');
+    full = true;
+    a.state = 'idle';
+    s.m.tryDeliver(a);
+    await settle();
+    expect(s.pastes).toEqual([]);
+    expect(s.m.queue(a).stalledAt).not.toBeNull();
+    expect(s.m.queue(a).messages[0]!.typingAt).toBeNull();
+    expect(s.logs.join('\n')).toMatch(/error api: message .* not typed in: the queue cannot be saved: cannot write .*ENOSPC.*the queue waits for a visit/);
+  });
+
+  it('--retry queues the text again as a new message, once; a message that was confirmed cannot be retried', async () => {
+    const time = new FakeTime();
+    const first = life(new QueueStore(dir, { now: time.now }), time, () => 'hold');
+    const { id } = first.m.enqueue(idle(), 'maybe typed');
+    await settle();
+    const second = life(new QueueStore(dir, { now: time.now }), time);
+    const b = idle();
+    second.m.queue(b);
+    const again = second.m.retry(id, (agentId) => (agentId === 'ag1' ? b : null));
+    expect(again.id).not.toBe(id);
+    await settle();
+    expect(second.pastes).toEqual(['maybe typed']);
+    const old = second.m.receipt(id)!.receipt;
+    expect(old.retryText).toBeNull();
+    expect(old.closed).toMatch(new RegExp(`; queued again as ${again.id}$`));
+    expect((thrown(() => second.m.retry(id, () => b)) as RpcError).code).toBe('not_retryable');
+    expect((thrown(() => second.m.retry('nope', () => b)) as RpcError).code).toBe('unknown_message');
+  });
+
+  describe('restore queues a saved message again only once', () => {
+    it('not when its id was typed in, in the queue file of the window it was saved from; nor twice for one window; nor while another window has it', async () => {
+      const time = new FakeTime();
+      const store = new QueueStore(dir, { now: time.now });
+      // the old window's file: "done" was typed in, "waits" never was
+      store.save('old', {
+        messages: [{ id: 'waits', text: 'still waiting', queuedAt: 1, typingAt: null }],
+        stalledAt: null,
+        receipts: [
+          { id: 'done', queuedAt: 1, pastedAt: 2, startedAt: 3, states: [], stalledAt: null, closedAt: 4, closed: 'the next message was typed in' },
+          { id: 'waits', queuedAt: 1, pastedAt: null, startedAt: null, states: [], stalledAt: null, closedAt: null, closed: null },
+        ],
+      });
+      const s = life(store, time, () => 'hold');
+      const a = { ...idle(), state: 'working' } as unknown as WatchedAgent;
+      expect(s.m.requeue(a, { id: 'done', text: 'typed before' })).toBe('it was typed in already');
+      expect(s.m.requeue(a, { id: 'waits', text: 'still waiting' })).toBeNull();
+      expect(s.m.requeue(a, { id: 'waits', text: 'still waiting' })).toBe('it is queued for this window already');
+      // it moved, with its receipt: the gone window's file no longer holds it
+      expect(store.load('old').queue.messages).toEqual([]);
+      expect(s.m.receipt('waits')).toMatchObject({ agentId: 'ag1', receipt: { queuedAt: 1 } });
+      // a second restored window (the session saved twice) does not get it
+      const other = { ...a, id: 'ag2', name: 'web' } as unknown as WatchedAgent;
+      expect(s.m.requeue(other, { id: 'waits', text: 'still waiting' })).toBe('it is still queued for another window');
+      expect(s.m.requeue(other, { id: 'fresh', text: 'new to all' })).toBeNull();
+      expect(s.m.queue(other).messages.map((x) => x.id)).toEqual(['fresh']);
+    });
+
+    it('not when it was being typed when its supervisor stopped', () => {
+      const time = new FakeTime();
+      const store = new QueueStore(dir, { now: time.now });
+      store.save('old', { messages: [{ id: 'typing', text: 'x', queuedAt: 1, typingAt: 2 }], stalledAt: null, receipts: [] });
+      const s = life(store, time);
+      expect(s.m.requeue({ ...idle(), state: 'working' } as unknown as WatchedAgent, { id: 'typing', text: 'x' })).toMatch(/may have been typed in already/);
+    });
   });
 });

@@ -63,7 +63,12 @@ function fakeHost(sessions: string[], behave: (spec: WindowSpec, a: FakeAgent) =
       a.generation++;
       a.dead = false;
     },
-    enqueue: (a, text) => void a.queued.push(text),
+    // the Messenger's answer for an id it knows: here, any id starting with "old"
+    requeue(a, m) {
+      if (m.id.startsWith('old')) return 'it was typed in already';
+      a.queued.push(m.text);
+      return null;
+    },
     onChange(fn) {
       listeners.add(fn);
       return () => void listeners.delete(fn);
@@ -146,6 +151,14 @@ describe('restoreSessions', () => {
     expect(broken).toMatchObject({ action: 'failed', why: 'tmux refused broken' });
     expect(moved).toMatchObject({ action: 'created', cwd: '/home/u', resume: 'fresh', conversationId: null, note: 'the folder /gone is gone: started a new conversation in /home/u' });
     expect(out.failures).toBe(1);
+  });
+
+  it('a saved message the queue already knows (typed in, or queued elsewhere) is not queued again, and restore says so', async () => {
+    const h = fakeHost(['work']);
+    const { out } = await run(h, [sess([win({ name: 'q', queue: [{ id: 'old1', text: 'typed before the crash', queuedAt: 1 }, { id: 'm2', text: 'still waiting', queuedAt: 2 }] })])]);
+    expect(out.windows[0]).toMatchObject({ action: 'created', requeued: 1 });
+    expect(h.agents.get('%1')!.queued).toEqual(['still waiting']);
+    expect(h.warnings).toEqual(['a saved message (old1) for q was not queued again: it was typed in already']);
   });
 
   it("a --cmd window runs its saved command again and keeps its quiet rule's wait", async () => {
