@@ -7,6 +7,7 @@
 import type { Clock, Timer } from '../supervisor/clock.js';
 import type { AgentRow } from '../supervisor/api.js';
 import type { EventLine } from '../supervisor/events.js';
+import type { LinkLine } from '../cli/events.js';
 import { sanitize } from '../supervisor/socket/sanitize.js';
 import { classifyExit, type FleetFailure } from './ssh.js';
 import type { FleetHost } from '../config.js';
@@ -134,9 +135,9 @@ export class FleetLink {
   }
 
   private onLine(line: string): void {
-    let m: EventLine;
+    let m: EventLine | LinkLine;
     try {
-      m = JSON.parse(line) as EventLine;
+      m = JSON.parse(line) as EventLine | LinkLine;
     } catch {
       return; // not ours (a login banner, a motd): ignored
     }
@@ -162,7 +163,13 @@ export class FleetLink {
       case 'closed':
         if (typeof m.id === 'string') this.agents.delete(m.id);
         break;
+      case 'reconnecting':
+        // the host's supervisor went away and its nerdr waits for it (a resync follows when it
+        // is back, or the ssh ends): the list is the last known meanwhile
+        if (this.st.state === 'connected') this.set('stale', { heardAt: now });
+        return;
       default:
+        // `reconnected`, and types of newer nerdr: nothing to show
         return;
     }
     // changes count only once the list they change has arrived

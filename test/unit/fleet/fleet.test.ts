@@ -68,6 +68,23 @@ describe('a fleet link', () => {
     expect(s.error).toBeNull();
   });
 
+  it("a host whose supervisor restarts: stale from its reconnecting line, connected again with its resync; a line of a newer nerdr is ignored", () => {
+    const r = rig();
+    r.link.start();
+    r.last().say({ type: 'resync', at: 1, agents: [row('1', 'idle')] });
+    r.last().say({ type: 'reconnecting', at: 2 });
+    expect(r.link.status()).toMatchObject({ state: 'stale', agents: [expect.objectContaining({ id: '1', state: 'idle' })] });
+    r.last().say({ type: 'reconnected', at: 3, awayMs: 1000 });
+    r.last().say({ type: 'something-newer', at: 3 });
+    expect(r.link.status().state).toBe('stale');
+    r.last().say({ type: 'resync', at: 3, agents: [row('1', 'working'), row('2', 'idle')] });
+    const s = r.link.status();
+    expect(s.state).toBe('connected');
+    expect(s.agents.map((a) => `${a.id}:${a.state}`)).toEqual(['1:working', '2:idle']);
+    // the same ssh all along
+    expect(r.procs).toHaveLength(1);
+  });
+
   it('remote strings lose their control characters', () => {
     const r = rig();
     r.link.start();
