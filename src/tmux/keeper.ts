@@ -6,7 +6,9 @@
 // attached tmux reads every pane on, and our own client's backlog is bounded by pause-after:
 // tmux drops it and says %pause, and the supervisor takes the screen again. Its stdin is a pipe
 // from the supervisor, so it ends with the supervisor (EOF), never outliving it; its output goes
-// to /dev/null, so it can never fall behind itself.
+// to /dev/null, so it can never fall behind itself. It is not read-only: tmux 3.7c runs a
+// command from a shell outside tmux as some attached client, and a read-only one refuses it
+// (`tmux send-keys …`: "client is read-only").
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { tmuxArgv } from './server.js';
@@ -16,7 +18,7 @@ export class OutputKeeper {
   private closed = false;
 
   constructor(socketPath: string, session: string, tmuxBin = 'tmux') {
-    this.child = spawn(tmuxBin, tmuxArgv(['-N', '-S', socketPath], ['-C', 'attach-session', '-f', 'no-output,ignore-size,read-only', '-t', `=${session}`]), {
+    this.child = spawn(tmuxBin, tmuxArgv(['-N', '-S', socketPath], ['-C', 'attach-session', '-f', 'no-output,ignore-size', '-t', `=${session}`]), {
       stdio: ['pipe', 'ignore', 'ignore'],
     });
     this.child.stdin?.on('error', () => undefined);
