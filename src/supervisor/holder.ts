@@ -11,7 +11,7 @@
 // up to a minute), saying why in the log and to `nerdr doctor` (see startDelay).
 
 import { readFileSync } from 'node:fs';
-import { command } from '../tmux/quote.js';
+import { command, escapeFormat } from '../tmux/quote.js';
 import { writeFileAtomic } from '../store/atomic.js';
 import { HIDDEN_SESSION } from './discover.js';
 
@@ -61,13 +61,28 @@ export function armArgs(pane: string, env: Record<string, string>): string[] {
   return [
     'set-option', '-p', '-t', pane, 'remain-on-exit', 'on', ';',
     'set-hook', '-p', '-t', pane, 'pane-died', respawn, ';',
+    // tmux 3.3a sometimes never learns the exit status of a pane's process, and then never runs
+    // pane-died (the pane stays dead, status unknown: a third kill -9 in a row did it here). The
+    // supervisor's control clients detach when it dies, whatever tmux knows of the pane: a second
+    // after that, the pane is respawned. A pane that is alive again (pane-died came first) or gone
+    // (a stop on purpose) refuses the respawn, and nothing happens. run-shell expands formats
+    // once in what it runs: escapeFormat keeps a # in the environment literal.
+    // -b: a run-shell that waits holds up every command queued behind it, pane-died's too
+    'set-hook', '-t', `=${HIDDEN_SESSION}:`, DETACH_HOOK, command('run-shell', '-b', '-d', '1', '-C', escapeFormat(respawn)), ';',
     'set-option', '-w', '-t', pane, HOLDER_OPTION, '1',
   ];
 }
 
+/** The hidden session's hook that respawns a dead holder a second after a control client left (index 0 repaints the lights). */
+export const DETACH_HOOK = 'client-detached[1]';
+
 /** tmux's argv that lets the holder pane close with its program: a stop on purpose. */
 export function disarmArgs(pane: string): string[] {
-  return ['set-option', '-p', '-t', pane, 'remain-on-exit', 'off', ';', 'set-hook', '-p', '-u', '-t', pane, 'pane-died'];
+  return [
+    'set-option', '-p', '-t', pane, 'remain-on-exit', 'off', ';',
+    'set-hook', '-p', '-u', '-t', pane, 'pane-died', ';',
+    'set-hook', '-u', '-t', `=${HIDDEN_SESSION}:`, DETACH_HOOK,
+  ];
 }
 
 /** The holder as `list-windows` shows it: `#{window_name}\t#{pane_id}\t#{pane_dead}\t#{pane_pid}`. */

@@ -62,5 +62,7 @@ export function whenAttached(check: string, live: string, offline: string): stri
  * status-interval (15 s by default), so the lights would go on looking watched until then.
  */
 export function detachRedrawHook(session: string): string {
-  return command('set-hook', '-t', `=${session}:`, 'client-detached', 'set-option -g @nerdr_detached 1');
+  // index 0 only: a hook set without an index replaces the whole array, and index 1 respawns a
+  // dead supervisor (src/supervisor/holder.ts)
+  return command('set-hook', '-t', `=${session}:`, 'client-detached[0]', 'set-option -g @nerdr_detached 1');
 }

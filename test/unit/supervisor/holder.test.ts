@@ -37,7 +37,15 @@ describe('the holder pane', () => {
     expect(hook.startsWith("respawn-pane '-t' '%7' '-e' ")).toBe(true);
     // the value is quoted for tmux's parser: the ; and the quote stay inside one argument
     expect(hook).toContain(`'-e' 'A=it'\\''s; #{x}'`);
-    expect(disarmArgs('%7')).toEqual(['set-option', '-p', '-t', '%7', 'remain-on-exit', 'off', ';', 'set-hook', '-p', '-u', '-t', '%7', 'pane-died']);
+    // the fallback for a pane-died tmux never runs (3.3a): a second after a control client leaves
+    const fallback = args[args.indexOf('client-detached[1]') + 1]!;
+    expect(fallback.startsWith("run-shell '-b' '-d' '1' '-C' ")).toBe(true);
+    expect(fallback).toContain('##{x}');
+    expect(disarmArgs('%7')).toEqual([
+      'set-option', '-p', '-t', '%7', 'remain-on-exit', 'off', ';',
+      'set-hook', '-p', '-u', '-t', '%7', 'pane-died', ';',
+      'set-hook', '-u', '-t', '=_nerdr:', 'client-detached[1]',
+    ]);
   });
 
   it('finds the holder among the hidden session panes', () => {
