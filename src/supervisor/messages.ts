@@ -8,9 +8,10 @@
 // A message is typed in at most once. Before the paste it is marked `typingAt` in the queue
 // file (on disk before tmux gets the paste); the mark goes with the message once its turn is
 // confirmed or it stalls. A mark found when the queue is loaded (the supervisor stopped while
-// typing it) or a paste whose answer never came (the control client closed) means it may have
-// been typed: it leaves the queue without being typed again, its receipt says so and keeps
-// the text, and only `nerdr send --retry ID` queues it again.
+// typing it) is never typed again: when tmux's answer to the paste was recorded its turn is
+// waited for as before the restart; otherwise, and for a paste whose answer never came (the
+// control client closed), it may have been typed: it leaves the queue, its receipt says so and
+// keeps the text, and only `nerdr send --retry ID` queues it again.
 
 import { randomBytes } from 'node:crypto';
 import { command } from '../tmux/quote.js';
@@ -62,9 +63,13 @@ export class Messenger {
         this.deps.log('warn', `${a.name}: ${loaded.problem}`);
         this.notices.set(a.id, loaded.problem);
       }
-      // the supervisor before stopped while typing it: it may be in, so it is not typed again
+      // the supervisor before stopped while typing it: it is not typed again. Pasted (tmux's
+      // answer was recorded): it is in, and its turn is waited for as that supervisor would have
+      // (a restart after Enter must not stall the queue). Not known to be pasted: it may be in.
       const typing = q.messages.find((m) => m.typingAt !== null);
-      if (typing) this.mayBeTyped(a, typing, 'the supervisor stopped while typing it');
+      const pasted = typing ? q.receipts.find((x) => x.id === typing.id && x.pastedAt !== null) : undefined;
+      if (typing && pasted) this.awaitTurn(a, typing, pasted);
+      else if (typing) this.mayBeTyped(a, typing, 'the supervisor stopped while typing it');
       // a restarted supervisor goes on following the turn of the last message typed in
       const open = q.receipts.filter((r) => r.pastedAt !== null && r.closedAt === null).at(-1);
       if (open) this.active.set(a.id, open);
@@ -94,6 +99,20 @@ export class Messenger {
     this.persist(a, q);
     this.deps.log('warn', `${a.name}: message ${m.id} ${typed} (${why}); it left the queue without being typed again${q.messages.length > 0 ? '; the rest waits for a visit' : ''}`);
     if (r) this.deps.receipt?.(a, r);
+  }
+
+  /**
+   * A message the supervisor before pasted and died before its turn was confirmed: followed as
+   * it would have been. Its turn (the prompt-submit hook, the agent working or asking) confirms
+   * it and the queue goes on; none within CONFIRM_MS: it stalls, as any message that gets no
+   * response (its text was typed in, maybe not submitted; the rest waits for a visit).
+   */
+  private awaitTurn(a: WatchedAgent, m: QueuedMessage, r: Receipt): void {
+    const f: InFlight = { message: m, timer: null };
+    this.inFlight.set(a.id, f);
+    this.active.set(a.id, r);
+    f.timer = this.deps.clock.after(CONFIRM_MS, () => this.stalled(a, f));
+    this.deps.log('info', `${a.name}: message ${m.id} was typed in by the supervisor before, which stopped before its turn; waiting ${CONFIRM_MS / 1000} s for it`);
   }
 
   /** The light's suffix: ✉n, or ✉n⏸ while stalled; '' with nothing queued. */
@@ -294,8 +313,9 @@ export class Messenger {
   }
 
   tryDeliver(a: WatchedAgent): void {
-    if (this.inFlight.has(a.id)) return;
+    // loaded first: loading may find a message the supervisor before was typing (awaitTurn)
     const q = this.queue(a);
+    if (this.inFlight.has(a.id)) return;
     const next = q.messages[0];
     if (!next || q.stalledAt !== null) return;
     if (a.dead || a.inMode || a.seeding || (a.state !== 'idle' && a.state !== 'done')) return;

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NERDR_BIN, paneEnv, pidAlive, startLiveEnv, tmuxAvailable, tmuxVersion, waitFor, type LiveEnv } from './helpers/env.js';
+import { NERDR_BIN, paneEnv, pidAlive, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 
 interface Line {
   type?: string;
@@ -179,12 +179,7 @@ describe.skipIf(!tmuxAvailable)('nerdr events across a supervisor restart', () =
     await waitFor(async () => {
       const pid = await env.supervisorPid();
       return pid !== null && pid !== killed;
-    }, { timeoutMs: 5000, what: 'tmux to revive the supervisor' }).catch(async () => {
-      // tmux 3.3a does not always run a pane-died hook (tmux issue 2483): start it, within the
-      // streams' 10 s; what is checked here is the streams
-      console.log(`tmux ${tmuxVersion.join('.')} did not revive the supervisor; starting one`);
-      expect((await env.nerdr('supervisor', 'start')).code).toBe(0);
-    });
+    }, { timeoutMs: 5000, what: 'tmux to revive the supervisor' });
     await waitFor(() => [all, fleet, one].every((s) => typeIndex(s, 'resync') > typeIndex(s, 'reconnected') && typeIndex(s, 'reconnected') > typeIndex(s, 'reconnecting')), { what: 'reconnected, then a resync' }).catch((err: Error) => {
       throw new Error(`${err.message}: ${[all, fleet, one].map((s) => `${s.lines.map((l) => l.slice(0, 80)).join(' / ')} [${s.stderr()}]`).join(' ||| ')}`);
     });

@@ -203,7 +203,10 @@ describe.skipIf(!tmuxAvailable)('the supervisor killed three times during a burs
     const last = ++seq;
     expect((await report(rep, 'idle', last)).code).toBe(0);
     try {
-      await waitFor(() => messages.every((m) => answered.has(m)), { timeoutMs: 30_000, what: 'every queued message typed' });
+      await waitFor(() => messages.every((m) => answered.has(m)), { timeoutMs: 30_000, what: 'every queued message typed' }).catch((err: Error) => {
+        const said = readFileSync(log, 'utf8').split('\n').filter((l) => /msg|message/.test(l)).slice(-10);
+        throw new Error(`${err.message}: typed ${JSON.stringify(readFileSync(inputLog, 'utf8').slice(-300))}; log: ${said.join(' | ')}`);
+      });
     } finally {
       driving = false;
       await driver.catch(() => undefined);

@@ -188,22 +188,45 @@ describe('a message is typed in at most once', () => {
     expect(second.pastes).toEqual(['then the lint']);
   });
 
-  it('killed after tmux took the paste, before Enter or its turn: not typed again either, the receipt saying it was typed in', async () => {
+  it('killed after tmux took the paste: not typed again; its turn is waited for as before, and when it comes the queue goes on', async () => {
     const time = new FakeTime();
     const first = life(new QueueStore(dir, { now: time.now }), time);
     const a = idle();
     const { id } = first.m.enqueue(a, 'hello');
+    first.m.enqueue(a, 'and then this');
     await settle();
     expect(first.pastes).toEqual(['hello']);
     expect(onDisk().receipts[0]!.pastedAt).toBe(time.now());
+    // kill -9 here (Enter may or may not have gone); the turn starts while none runs
     const second = life(new QueueStore(dir, { now: time.now }), time);
     const b = idle();
     second.m.tryDeliver(b);
     await settle();
     expect(second.pastes).toEqual([]);
-    expect(second.m.receipt(id)!.receipt.closed).toMatch(/^it was typed in, maybe not submitted \(the supervisor stopped while typing it\)/);
-    // nothing else waits: the queue is not paused
-    expect(second.m.queue(b)).toMatchObject({ messages: [], stalledAt: null });
+    second.m.promptSubmitted(b);
+    expect(second.m.receipt(id)!.receipt.startedAt).toBe(time.now());
+    second.m.tryDeliver(b);
+    await settle();
+    expect(second.pastes).toEqual(['and then this']);
+  });
+
+  it('killed after tmux took the paste, and no turn follows: it stalls as any unanswered message, never typed again', async () => {
+    const time = new FakeTime();
+    const first = life(new QueueStore(dir, { now: time.now }), time);
+    const a = idle();
+    const { id } = first.m.enqueue(a, 'hello');
+    first.m.enqueue(a, 'and then this');
+    await settle();
+    const second = life(new QueueStore(dir, { now: time.now }), time);
+    const b = idle();
+    second.m.tryDeliver(b);
+    await settle();
+    time.advance(5001);
+    await settle();
+    expect(second.pastes).toEqual([]);
+    expect(second.m.receipt(id)!.receipt.stalledAt).toBe(time.now() - 1);
+    expect(onDisk().messages.map((x) => x.text)).toEqual(['and then this']);
+    expect(onDisk().stalledAt).not.toBeNull();
   });
 
   it('a paste whose answer never came (the control client closed) is not typed again by the same supervisor', async () => {
