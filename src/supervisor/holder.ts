@@ -6,9 +6,11 @@
 //
 // tmux forgets a pane's environment when it respawns it (spawn.c takes the session's), so the
 // hook hands the supervisor's own environment back with -e, and a respawned supervisor arms the
-// hook again with what it got. A supervisor that crashes in a loop does not spin: each start is
-// recorded, and a start that follows three crashes within a minute waits first (2 s, doubling
-// up to a minute), saying why in the log and to `nerdr doctor` (see startDelay).
+// hook again with what it got. tmux 3.3a does not always run pane-died, so the hidden session's
+// client-detached hook respawns a dead holder too (armArgs). A supervisor that crashes in a loop
+// does not spin: each start is recorded, and a start that follows three early crashes in a row
+// (each within 3 s of its start) waits first (2 s, doubling up to a minute), saying why in the
+// log and to `nerdr doctor` (see startDelay).
 
 import { readFileSync } from 'node:fs';
 import { command, escapeFormat } from '../tmux/quote.js';
@@ -61,8 +63,8 @@ export function armArgs(pane: string, env: Record<string, string>): string[] {
   return [
     'set-option', '-p', '-t', pane, 'remain-on-exit', 'on', ';',
     'set-hook', '-p', '-t', pane, 'pane-died', respawn, ';',
-    // tmux 3.3a sometimes never learns the exit status of a pane's process, and then never runs
-    // pane-died (the pane stays dead, status unknown: a third kill -9 in a row did it here). The
+    // tmux 3.3a sometimes never runs pane-died for a dead pane (3 kill -9s in 12 here; 3.2a and
+    // 3.7c always did), and the holder stays dead. The
     // supervisor's control clients detach when it dies, whatever tmux knows of the pane: a second
     // after that, the pane is respawned. A pane that is alive again (pane-died came first) or gone
     // (a stop on purpose) refuses the respawn, and nothing happens. run-shell expands formats
