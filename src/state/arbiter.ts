@@ -161,6 +161,8 @@ export interface PersistedFacts {
   seen: boolean;
   /** A turn was under way (working or blocked since the last idle): an idle after a restart completes it. */
   active?: boolean;
+  /** When the agent last went from idle to working or blocked (ms): a message typed before it was taken. */
+  turnAt?: number | null;
 }
 
 export interface AgentReport {
@@ -284,6 +286,7 @@ export class Arbiter {
   private since: number;
   private seenFlag = true;
   private activeSinceIdle = false;
+  private turnAt: number | null = null;
   private pending: PendingTimer[] = [];
   private lastKey = '';
 
@@ -503,11 +506,16 @@ export class Arbiter {
    * window (a tmux option) so that a new supervisor can carry on after a crash.
    */
   facts(): PersistedFacts {
-    const f: PersistedFacts = { v: 1, subagents: this.subagentCount(), backgroundTasks: this.bgTasks, seen: this.seenFlag, active: this.activeSinceIdle };
+    const f: PersistedFacts = { v: 1, subagents: this.subagentCount(), backgroundTasks: this.bgTasks, seen: this.seenFlag, active: this.activeSinceIdle, turnAt: this.turnAt };
     if (this.conversation) f.conversation = { ...this.conversation };
     if (this.hook) f.hook = { phase: this.hook.phase, why: this.hook.why };
     if (this.custom) f.report = { source: this.custom.source, agent: this.custom.agent, state: this.custom.state, message: this.custom.message };
     return f;
+  }
+
+  /** When the agent last went from idle to working or blocked (the clock's ms), or null: kept across restarts. */
+  get lastTurnAt(): number | null {
+    return this.turnAt;
   }
 
   /** Takes back facts saved by facts(), for an agent that was running all along. */
@@ -528,6 +536,7 @@ export class Arbiter {
     // a turn that was under way, or ended unseen, when the last supervisor went: the first idle
     // screen this one sees completes it (done), as it would have without the restart
     this.activeSinceIdle = f.active === true || f.seen === false;
+    if (typeof f.turnAt === 'number' && Number.isFinite(f.turnAt)) this.turnAt = f.turnAt;
     return this.advance(now);
   }
 
@@ -1033,6 +1042,7 @@ export class Arbiter {
       }
     } else if (dv.engine === 'working' || dv.engine === 'blocked') {
       this.seenFlag = true;
+      if (!this.activeSinceIdle) this.turnAt = now;
       this.activeSinceIdle = true;
     } else if (dv.engine === 'exited') {
       this.activeSinceIdle = false;

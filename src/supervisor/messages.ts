@@ -30,6 +30,8 @@ export const MAX_MESSAGE_BYTES = 256 * 1024;
 interface InFlight {
   message: QueuedMessage;
   timer: Timer | null;
+  /** Set for a message the supervisor before pasted (awaitTurn): when tmux took it. */
+  pastedAt?: number | null;
 }
 
 export interface MessengerDeps {
@@ -108,11 +110,19 @@ export class Messenger {
    * response (its text was typed in, maybe not submitted; the rest waits for a visit).
    */
   private awaitTurn(a: WatchedAgent, m: QueuedMessage, r: Receipt): void {
-    const f: InFlight = { message: m, timer: null };
+    const f: InFlight = { message: m, timer: null, pastedAt: r.pastedAt };
     this.inFlight.set(a.id, f);
     this.active.set(a.id, r);
-    f.timer = this.deps.clock.after(CONFIRM_MS, () => this.stalled(a, f));
+    // the turn may have come and gone while no supervisor ran: the window's facts (taken back
+    // after this) say when its last turn started, and stateChanged looks
+    f.timer = this.deps.clock.after(CONFIRM_MS, () => (this.turnSincePaste(a, f) ? this.confirmed(a, 'a turn started after it was typed in, while no supervisor ran') : this.stalled(a, f)));
     this.deps.log('info', `${a.name}: message ${m.id} was typed in by the supervisor before, which stopped before its turn; waiting ${CONFIRM_MS / 1000} s for it`);
+  }
+
+  /** A message a supervisor before typed in (awaitTurn): the agent's last turn began after its paste. */
+  private turnSincePaste(a: WatchedAgent, f: InFlight): boolean {
+    const turn = a.arbiter.lastTurnAt;
+    return f.pastedAt != null && turn !== null && turn >= f.pastedAt;
   }
 
   /** The light's suffix: ✉n, or ✉n⏸ while stalled; '' with nothing queued. */
@@ -266,10 +276,12 @@ export class Messenger {
 
   /** Called on every state change of the agent. */
   stateChanged(a: WatchedAgent): void {
+    this.queue(a); // loaded first: it may hold a message the supervisor before typed in
     this.follow(a);
     const f = this.inFlight.get(a.id);
     if (f && f.timer && a.state === 'working') this.confirmed(a, 'the agent started working');
     else if (f && f.timer && a.state === 'blocked') this.confirmed(a, 'the agent asked a question');
+    else if (f && f.timer && this.turnSincePaste(a, f)) this.confirmed(a, 'a turn started after it was typed in, while no supervisor ran');
     if (a.unknowable !== null) this.refuseWaiting(a, a.unknowable);
     this.tryDeliver(a);
   }
@@ -299,6 +311,7 @@ export class Messenger {
 
   /** A prompt-submit / turn-start hook: the strongest confirmation. */
   promptSubmitted(a: WatchedAgent): void {
+    this.queue(a); // loaded first: it may hold a message the supervisor before typed in
     const f = this.inFlight.get(a.id);
     if (f && f.timer) this.confirmed(a, 'prompt-submit hook');
   }

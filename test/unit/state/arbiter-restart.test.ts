@@ -24,9 +24,13 @@ describe.each(['codex', 'claude'])('%s across a supervisor restart', (agent) => 
     expect(r.arb.view().state).toBe('working');
     const facts = r.arb.facts();
     expect(facts.active).toBe(true);
+    // when the turn began is kept: a message typed before it was taken (src/supervisor/messages.ts)
+    expect(facts.turnAt).toBe(r.arb.lastTurnAt);
+    expect(facts.turnAt).not.toBeNull();
 
     // the agent finished while no supervisor ran: the new one first sees an idle screen
     const n = revive(agent, facts);
+    expect(n.arb.lastTurnAt).toBe(facts.turnAt);
     n.screen(IDLE_PROMPT, 'd');
     n.wait(10_000);
     expect(n.arb.view().state).toBe('done');

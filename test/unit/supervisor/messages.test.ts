@@ -210,6 +210,24 @@ describe('a message is typed in at most once', () => {
     expect(second.pastes).toEqual(['and then this']);
   });
 
+  it('killed after tmux took the paste, its turn came and went while none ran: the facts say so and the queue goes on', async () => {
+    const time = new FakeTime();
+    const first = life(new QueueStore(dir, { now: time.now }), time);
+    const a = idle();
+    const { id } = first.m.enqueue(a, 'hello');
+    first.m.enqueue(a, 'and then this');
+    await settle();
+    const pastedAt = onDisk().receipts[0]!.pastedAt!;
+    // kill -9; the agent took the message and finished its turn before the next supervisor
+    time.advance(2000);
+    const second = life(new QueueStore(dir, { now: time.now }), time);
+    const b = { ...idle(), state: 'done', unknowable: null, arbiter: { view: () => ({ quiet: null }), lastTurnAt: pastedAt + 400 } } as unknown as WatchedAgent;
+    second.m.stateChanged(b);
+    await settle();
+    expect(second.m.receipt(id)!.receipt.startedAt).toBe(time.now());
+    expect(second.pastes, second.logs.join('\n')).toEqual(['and then this']);
+  });
+
   it('killed after tmux took the paste, and no turn follows: it stalls as any unanswered message, never typed again', async () => {
     const time = new FakeTime();
     const first = life(new QueueStore(dir, { now: time.now }), time);
