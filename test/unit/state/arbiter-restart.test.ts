@@ -12,14 +12,20 @@ function revive(agent: string, facts: ReturnType<ReturnType<typeof rig>['arb']['
   return r;
 }
 
+/** An agent idle a while, then working: the turn every case starts from. */
+function working(agent: string) {
+  const r = rig({ agent });
+  r.start(false);
+  r.screen(IDLE_PROMPT, 'a');
+  r.wait(5000);
+  r.screen(WORKING, 'b');
+  r.wait(300);
+  return r;
+}
+
 describe.each(['codex', 'claude'])('%s across a supervisor restart', (agent) => {
   it('a turn that ended while no supervisor ran is done after revival, then idle once seen', () => {
-    const r = rig({ agent });
-    r.start(false);
-    r.screen(IDLE_PROMPT, 'a');
-    r.wait(5000);
-    r.screen(WORKING, 'b');
-    r.wait(300);
+    const r = working(agent);
     r.screen(WORKING, 'c');
     expect(r.arb.view().state).toBe('working');
     const facts = r.arb.facts();
@@ -39,12 +45,7 @@ describe.each(['codex', 'claude'])('%s across a supervisor restart', (agent) => 
   });
 
   it('done and not yet seen stays done across a restart', () => {
-    const r = rig({ agent });
-    r.start(false);
-    r.screen(IDLE_PROMPT, 'a');
-    r.wait(5000);
-    r.screen(WORKING, 'b');
-    r.wait(300);
+    const r = working(agent);
     r.screen(IDLE_PROMPT, 'c');
     r.wait(10_000);
     expect(r.arb.view().state).toBe('done');
