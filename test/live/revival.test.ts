@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NERDR_BIN, REPO_ROOT, paneEnv, pidAlive, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 import { SHARED_FIXTURES } from '../shared-fixtures.js';
+import { startWiredClaude, type WiredClaude } from './helpers/wired-claude.js';
 import { serverFiles } from '../../src/paths.js';
 import { request } from '../../src/supervisor/socket/client.js';
 
@@ -22,14 +23,7 @@ const EVENTS = 1000;
 const BURST_WINDOWS = 7;
 const KILLS_AT = [250, 500, 750];
 
-interface Win {
-  name: string;
-  win: string;
-  /** The window's hook environment (from its pane process). */
-  env: Record<string, string>;
-  /** The command the launch wired for Claude's hooks. */
-  command: string;
-}
+type Win = WiredClaude;
 
 function run(file: string, args: string[], env: Record<string, string | undefined>, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -73,17 +67,7 @@ describe.skipIf(!tmuxAvailable)('the supervisor killed three times during a burs
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  async function startClaude(name: string): Promise<Win> {
-    const r = await env.nerdrWith(['new', 'claude', '-d', '--name', name], { timeoutMs: 60_000 });
-    expect(r.code, r.stderr).toBe(0);
-    const win = r.stdout.trim();
-    const pe = await paneEnv(env, win);
-    const argv = JSON.parse((await env.tmuxOk('show-options', '-wqv', '-t', win, '@nerdr_argv')).trim()) as string[];
-    const settings = JSON.parse(readFileSync(argv[argv.indexOf('--settings') + 1]!, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-    const command = settings.hooks.Stop![0]!.hooks[0]!.command;
-    const hookEnv = Object.fromEntries(['NERDR_TAB', 'NERDR_SOCKET', 'HERDR_PANE_ID', 'TMUX_PANE', 'NERDR_BIN'].filter((k) => pe[k] !== undefined).map((k) => [k, pe[k]!]));
-    return { name, win, env: hookEnv, command };
-  }
+  const startClaude = (name: string): Promise<Win> => startWiredClaude(env, name);
 
   /** Runs the wired hook command as Claude does: `sh -c <command>`, the payload on stdin. */
   const hook = (w: Win, payload: Record<string, unknown>) => run('/bin/sh', ['-c', w.command], { PATH: env.env.PATH, HOME: env.env.HOME, ...w.env }, JSON.stringify(payload));

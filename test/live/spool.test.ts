@@ -15,6 +15,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, paneEnv, pidAlive, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
 import { SHARED_FIXTURES } from '../shared-fixtures.js';
+import { startWiredClaude, type WiredClaude } from './helpers/wired-claude.js';
 import { serverFiles } from '../../src/paths.js';
 import { spoolCheck } from '../../src/cli/doctor-spool.js';
 import { writeSpoolFile } from '../../src/supervisor/spool.js';
@@ -47,13 +48,7 @@ function templates(): Record<string, Ev> {
   return out;
 }
 
-interface Win {
-  win: string;
-  /** The window's hook environment (from its pane process). */
-  env: Record<string, string>;
-  /** The command the launch wired for Claude's hooks. */
-  command: string;
-}
+type Win = WiredClaude;
 
 /** Runs the wired hook command as Claude does: `sh -c <command>`, the payload on stdin. */
 function runHook(w: Win, payload: string, base: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string }> {
@@ -90,17 +85,7 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('the hook spool, live', () => {
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
-  async function startClaude(name: string): Promise<Win> {
-    const r = await env.nerdrWith(['new', 'claude', '-d', '--name', name], { timeoutMs: 60_000 });
-    expect(r.code, r.stderr).toBe(0);
-    const win = r.stdout.trim();
-    const pe = await paneEnv(env, win);
-    const argv = JSON.parse((await env.tmuxOk('show-options', '-wqv', '-t', win, '@nerdr_argv')).trim()) as string[];
-    const settings = JSON.parse(readFileSync(argv[argv.indexOf('--settings') + 1]!, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
-    const command = settings.hooks.Stop![0]!.hooks[0]!.command;
-    const hookEnv = Object.fromEntries(['NERDR_TAB', 'NERDR_SOCKET', 'HERDR_PANE_ID', 'TMUX_PANE', 'NERDR_BIN'].filter((k) => pe[k] !== undefined).map((k) => [k, pe[k]!]));
-    return { win, env: hookEnv, command };
-  }
+  const startClaude = (name: string): Promise<Win> => startWiredClaude(env, name);
 
   const row = async (win: string): Promise<AgentRowLike> => {
     const r = (await env.lsJson()).find((a) => a.window === win);
