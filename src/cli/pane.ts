@@ -298,9 +298,12 @@ export async function runPane(args: string[], env: NodeJS.ProcessEnv = process.e
     try {
       await request(socketPath, SUBS[sub as Sub].method, params, { id: REQUEST_ID, timeoutMs: TIMEOUT_MS });
     } catch (e) {
-      // no supervisor answers (it is being revived): the report is kept in its spool, as hook
-      // events are, and applied when it is back
-      if (!(e instanceof SocketRequestError && e.code === 'server_not_running' && keepReport(socketPath, SUBS[sub as Sub].method, params))) throw e;
+      // no supervisor answers (it is being revived, or died while answering): the report is kept
+      // in its spool, as hook events are, and applied when it is back. One the dying supervisor
+      // had applied is applied again: a report states a state, and its seq (when it has one)
+      // makes the second a stale one
+      const lost = e instanceof SocketRequestError && LOST.has(e.code);
+      if (!(lost && keepReport(socketPath, SUBS[sub as Sub].method, params))) throw e;
     }
     return 0;
   } catch (e) {
@@ -323,6 +326,8 @@ export async function runPane(args: string[], env: NodeJS.ProcessEnv = process.e
 }
 
 let spooled = 0;
+/** The request errors that mean no supervisor took the report: no socket, or the connection died. */
+const LOST = new Set(['server_not_running', 'connection_failed', 'connection_closed']);
 
 /**
  * Writes a report into the supervisor's hook spool (src/supervisor/spool.ts), for when it is
