@@ -9,6 +9,8 @@ import { ensureSupervisor, tmuxSocket } from './context.js';
 import { printJson } from './print.js';
 import { age } from '../looks.js';
 import { serverRunning, tmux } from '../tmux/server.js';
+import { HIDDEN_SESSION } from '../supervisor/discover.js';
+import { disarmArgs, findHolder, HOLDER_LIST_FORMAT } from '../supervisor/holder.js';
 
 interface Info {
   pid: number;
@@ -29,16 +31,30 @@ async function info(socketFile: string): Promise<Info | null> {
   }
 }
 
+/**
+ * Stops the supervisor for good: the one that answers is asked to stop (it disarms its holder
+ * pane), and a holder that does not answer yet (dead and waiting for tmux to respawn it, or
+ * starting) is disarmed and closed, so that tmux does not start a new one a moment later.
+ */
 async function stop(sock: string): Promise<boolean> {
   const files = serverFiles(sock);
   const pid = readLockPid(files.lock);
   const running = await info(files.socket);
-  if (!running && !(pid && pidAlive(pid))) return false;
-  if (running) await request(files.socket, 'nerdr.stop', {}, { timeoutMs: 2000 }).catch(() => undefined);
-  const target = running?.pid ?? pid!;
-  const deadline = Date.now() + 5000;
-  while (Date.now() < deadline && pidAlive(target)) await new Promise((r) => setTimeout(r, 50));
-  if (pidAlive(target)) process.kill(target, 'SIGKILL');
+  let stopped = false;
+  if (running || (pid && pidAlive(pid))) {
+    if (running) await request(files.socket, 'nerdr.stop', {}, { timeoutMs: 2000 }).catch(() => undefined);
+    const target = running?.pid ?? pid!;
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline && pidAlive(target)) await new Promise((r) => setTimeout(r, 50));
+    if (pidAlive(target)) process.kill(target, 'SIGKILL');
+    stopped = true;
+  }
+  if (!(await serverRunning(sock))) return stopped;
+  const listed = await tmux(sock, ['list-panes', '-s', '-t', `=${HIDDEN_SESSION}`, '-F', HOLDER_LIST_FORMAT]);
+  const holder = listed.code === 0 ? findHolder(listed.stdout) : null;
+  if (!holder) return stopped;
+  await tmux(sock, disarmArgs(holder.pane));
+  await tmux(sock, ['kill-pane', '-t', holder.pane]);
   return true;
 }
 

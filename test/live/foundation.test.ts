@@ -342,6 +342,27 @@ describe.skipIf(!tmuxAvailable)('foundation: the supervisor lives as long as its
     await env?.cleanup();
   });
 
+  it('`supervisor stop` right after a kill -9, while tmux revives it: stopped for good, the holder pane closed', async () => {
+    await newAgent(env, 'demo', '-d', '--', '--auto', '0');
+    const pid = await env.supervisorPid();
+    expect(pid).not.toBeNull();
+    process.kill(pid!, 'SIGKILL');
+    await waitFor(() => !pidAlive(pid!), { what: 'the killed supervisor to be gone' });
+    // tmux's respawn is on its way (pane-died, or client-detached's run-shell a second later)
+    const stop = await env.nerdr('supervisor', 'stop');
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout.trim()).toBe('stopped');
+    // with the holder pane gone and its hooks unset, tmux has nothing to respawn
+    const holder = async (): Promise<string> => (await env.tmuxOk('list-panes', '-s', '-t', '=_nerdr', '-F', '#{window_name}')).split('\n').filter((n) => n === '_supervisor').join();
+    expect(await holder()).toBe('');
+    expect((await env.tmuxOk('show-hooks', '-t', '=_nerdr:')).split('\n').filter((l) => l.startsWith('client-detached[1]'))).toEqual([]);
+    const status = await env.nerdr('supervisor', 'status', '--json');
+    expect(status.stdout).toMatch(/"running":\s*false/);
+    // a revival the stop raced with ended in its own clean exit: a new start works
+    await newAgent(env, 'demo', '-d', '--', '--auto', '0');
+    expect(await env.supervisorPid()).not.toBeNull();
+  }, 60_000);
+
   it('after tmux kill-server the supervisor exits by itself', async () => {
     await newAgent(env, 'demo', '-d', '--', '--auto', '0');
     const pid = await env.supervisorPid();
