@@ -151,7 +151,7 @@ export async function call<T>(cmd: Command, method: string, params: unknown = {}
  * for the supervisor's `timeout` of `nerdr wait`).
  */
 export function socketError(err: SocketRequestError): NerdrError {
-  if (err.response !== undefined) return fromServerError(err.code, err.message);
+  if (err.response !== undefined) return fromServerError(err.code, err.message, err.fix);
   return new NerdrError(err.message, undefined, { code: err.code === 'timeout' ? 'no_answer' : err.code });
 }
 

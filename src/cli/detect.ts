@@ -7,6 +7,7 @@
 // applied exactly as in a watched pane.
 
 import fs from 'node:fs';
+import { exitFor } from '../errors.js';
 import { Command, Option } from 'commander';
 import { Mirror } from '../mirror/mirror.js';
 import { detectText, ManifestRegistry, rawScreenText, rowsToText, type Detection, type LoadedManifest } from '../detect/index.js';
@@ -159,7 +160,7 @@ export function register(program: Command): void {
       } catch (e) {
         if (!(e instanceof CliError)) throw e;
         process.stderr.write(`nerdr detect: ${e.message}\n`);
-        process.exitCode = 2;
+        process.exitCode = exitFor('usage');
       }
     });
 }

@@ -86,7 +86,7 @@ export async function forwardIfRemote(word: string, target: string | undefined):
   const ti = rest.indexOf(target);
   if (ti >= 0) rest[ti] = r.rest;
   const code = await runRemote(fleet, r.name, r.host, [word, ...rest], { tty: word === 'attach' });
-  process.exit(code);
+  process.exit(code); // the command's status on the other host, passed on (docs/errors.md)
 }
 
 /** What an agent window may run on another host: reading stays open, as it does here. */

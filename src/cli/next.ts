@@ -119,7 +119,7 @@ export function register(program: Command): void {
         child.on('error', () => resolve(127));
         child.on('close', (c) => resolve(c ?? 1));
       });
-      process.exitCode = code;
+      process.exitCode = code; // tmux attach's own status, passed on (docs/errors.md)
     });
 
   program

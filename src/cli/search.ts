@@ -1,7 +1,7 @@
 // `nerdr search TEXT`: the agents' own conversation logs (Claude, Codex), read in place.
 
 import type { Command } from 'commander';
-import { NerdrError } from '../errors.js';
+import { exitFor, NerdrError } from '../errors.js';
 import { logScope } from '../extras/agents.js';
 import { findLogs } from '../extras/logs.js';
 import { searchLogs } from '../extras/search.js';
@@ -27,7 +27,7 @@ export function register(program: Command): void {
       if (opts.json) return printJson(hits);
       if (hits.length === 0) {
         process.stdout.write(`no match for "${query}"\n`);
-        process.exitCode = 1;
+        process.exitCode = exitFor('no_match');
         return;
       }
       for (const h of hits) {

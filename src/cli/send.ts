@@ -204,7 +204,7 @@ export function register(program: Command): void {
       await remote('wait', target);
       const until = parseUntil(opts.until);
       const timeoutMs = parseTimeout(opts.timeout);
-      // its exit statuses (124, 3) follow from the reply's code: cli/main.ts EXIT_STATUS
+      // its exit statuses (124, 3) follow from the reply's code: src/errors.ts CODES
       const r = await call<{ target: string; state: string }>(cmd, 'nerdr.wait', { target, until, timeoutMs }, { timeoutMs: 0 });
       if (opts.json) printJson(r);
       else process.stdout.write(`${r.target} ${r.state}\n`);

@@ -1,7 +1,7 @@
 // `nerdr supervise` runs the supervisor; `nerdr supervisor status|stop|restart` manage it.
 
 import { Option, type Command } from 'commander';
-import { NerdrError } from '../errors.js';
+import { exitFor, NerdrError } from '../errors.js';
 import { serverFiles } from '../paths.js';
 import { pidAlive, readLockPid } from '../store/lock.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
@@ -73,7 +73,7 @@ export function register(program: Command): void {
       if (opts.json) return printJson({ running: !!i, ...(i ?? {}), log: files.log });
       if (!i) {
         process.stdout.write(`not running (it starts on demand); log: ${files.log}\n`);
-        process.exitCode = 3;
+        process.exitCode = exitFor('not_running');
         return;
       }
       process.stdout.write(

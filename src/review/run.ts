@@ -115,7 +115,7 @@ export async function runReview(opts: RunReviewOptions): Promise<void> {
   let sub: Subscription | null = null;
   if (opts.socketFile && opts.pin?.kind !== 'folder') {
     sub = await subscribe(opts.socketFile, 'nerdr.subscribe', { active: true }, { timeoutMs: 5000 }).catch((err: unknown) => {
-      throw err instanceof SocketRequestError ? new NerdrError(`cannot follow the windows: ${err.message}`, 'check the supervisor with `nerdr doctor`') : err;
+      throw err instanceof SocketRequestError ? new NerdrError(`cannot follow the windows: ${err.message}`, 'check the supervisor with `nerdr doctor`', { code: err.code === 'timeout' ? 'no_answer' : err.code }) : err;
     });
   }
   const screen = blessed.screen({ smartCSR: true, fullUnicode: true, forceUnicode: true, title: 'nerdr review', warnings: false } as blessed.Widgets.IScreenOptions);

@@ -60,7 +60,7 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
     try {
       return (await request(opts.socketFile, method, params, { timeoutMs: 5000 })) as T;
     } catch (err) {
-      if (err instanceof SocketRequestError) throw new NerdrError(err.message);
+      if (err instanceof SocketRequestError) throw new NerdrError(err.message, err.fix, { code: err.code === 'timeout' ? 'no_answer' : err.code });
       throw err;
     }
   };
@@ -113,7 +113,7 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
 export async function runDash(opts: RunDashOptions): Promise<void> {
   const [client, looks] = await Promise.all([openingClient(opts.sock, opts.client), readLooks(opts.sock)]);
   const sub = await subscribe(opts.socketFile, 'nerdr.subscribe', {}, { timeoutMs: 5000 }).catch((err: unknown) => {
-    throw err instanceof SocketRequestError ? new NerdrError(`cannot follow the agents: ${err.message}`, 'check the supervisor with `nerdr doctor`') : err;
+    throw err instanceof SocketRequestError ? new NerdrError(`cannot follow the agents: ${err.message}`, 'check the supervisor with `nerdr doctor`', { code: err.code === 'timeout' ? 'no_answer' : err.code }) : err;
   });
   const screen = blessed.screen({ smartCSR: true, fullUnicode: true, forceUnicode: true, title: 'nerdr', warnings: false } as blessed.Widgets.IScreenOptions);
   // box lines and · as UTF-8, not through the terminal's line-drawing set: tmux keeps those
