@@ -92,13 +92,13 @@ export function register(program: Command): void {
       const sock = await tmuxSocket(cmd, { mustRun: !opts.server });
       if (opts.server && !(await serverRunning(sock))) {
         const r = await tmux(sock, ['new-session', '-d', '-s', 'work'], { startServer: true });
-        if (r.code !== 0) throw new NerdrError(`cannot start a tmux server at ${sock}: ${r.stderr.trim()}`);
+        if (r.code !== 0) throw new NerdrError(`cannot start a tmux server at ${sock}: ${r.stderr.trim()}`, `try it by hand: tmux -S ${sock} new-session -d -s work`);
         process.stdout.write(`tmux: started (session work) at ${sock}\n`);
       }
       const was = await info(serverFiles(sock).socket);
       await ensureSupervisor(sock);
       const i = await info(serverFiles(sock).socket);
-      if (!i) throw new NerdrError('the supervisor did not start', `see ${serverFiles(sock).log}`);
+      if (!i) throw new NerdrError('the supervisor did not start', `see its log: ${serverFiles(sock).log}`, { code: 'supervisor_failed' });
       process.stdout.write(was ? `running: pid ${i.pid}\n` : `started: pid ${i.pid}\n`);
     });
   sup.command('restart').action(async (_opts: unknown, cmd: Command) => {
@@ -106,7 +106,7 @@ export function register(program: Command): void {
     await stop(sock);
     await ensureSupervisor(sock);
     const i = await info(serverFiles(sock).socket);
-    if (!i) throw new NerdrError('the supervisor did not come back', `see ${serverFiles(sock).log}`);
+    if (!i) throw new NerdrError('the supervisor did not come back', `see its log: ${serverFiles(sock).log}`, { code: 'supervisor_failed' });
     process.stdout.write(`restarted: pid ${i.pid}\n`);
   });
 }

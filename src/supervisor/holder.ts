@@ -115,8 +115,8 @@ export interface StartRecord {
   /** When it went on after waiting out a crash loop (ms); its life is counted from here. */
   ready?: number;
   pid: number;
-  /** How it ended: null while it runs (or when it was killed without a word), else the reason. */
-  ended: { at: number; clean: boolean; why: string } | null;
+  /** How it ended: null while it runs (or when it was killed without a word), else the reason, and what to do when its error said. */
+  ended: { at: number; clean: boolean; why: string; fix?: string } | null;
 }
 
 /** A supervisor that ended sooner than this after its start crashed early: a loop, if it repeats. */
@@ -173,8 +173,35 @@ export function withReady(starts: StartRecord[], pid: number, at: number): Start
 }
 
 /** The record with this pid's end written. Pure. */
-export function withEnd(starts: StartRecord[], pid: number, at: number, clean: boolean, why: string): StartRecord[] {
-  return starts.map((s) => (s.pid === pid && s.ended === null ? { ...s, ended: { at, clean, why } } : s));
+export function withEnd(starts: StartRecord[], pid: number, at: number, clean: boolean, why: string, fix?: string): StartRecord[] {
+  return starts.map((s) => (s.pid === pid && s.ended === null ? { ...s, ended: { at, clean, why, ...(fix ? { fix } : {}) } } : s));
+}
+
+/**
+ * Why the supervisor failed while a command waited for it since `since` (ms): the newest end
+ * after then that was not on purpose (a crash, a failed start, a lost tmux client), or null.
+ * The CLI says it at once instead of waiting out its 10 s. Pure.
+ */
+export function startFailure(starts: StartRecord[], since: number): { why: string; fix?: string } | null {
+  const ended = starts.filter((s) => s.ended && !s.ended.clean && s.ended.at >= since).sort((a, b) => b.ended!.at - a.ended!.at)[0]?.ended;
+  return ended ? { why: ended.why, ...(typeof ended.fix === 'string' ? { fix: ended.fix } : {}) } : null;
+}
+
+/**
+ * What a supervisor that died before it could write its start record (a tmux too old, no tmux
+ * server, a broken install) left in its log (`text`: what was appended while the command
+ * waited): the CLI's own `nerdr: …` line with its `  fix: …`, else the first line naming an
+ * Error (Node's report of a crash), else null. Pure.
+ */
+export function failureInLog(text: string): { why: string; fix?: string } | null {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.startsWith('nerdr: '));
+  if (at >= 0) {
+    const fix = lines[at + 1]?.match(/^ {2}fix: (.*)$/)?.[1];
+    return { why: lines[at]!.slice('nerdr: '.length), ...(fix ? { fix } : {}) };
+  }
+  const error = lines.find((l) => /^([A-Z]\w*)?Error\b/.test(l));
+  return error ? { why: error.trim() } : null;
 }
 
 export function readStarts(file: string): StartRecord[] {
