@@ -45,6 +45,14 @@ export const CODES = {
   /** `nerdr selftest`: no agent could be driven (not installed, no prompt, not offline-capable). */
   cannot_drive: { exit: 2, fix: 'install the agent, or pick one that can be driven offline (docs/selftest.md)' },
 
+  /** A command line option or argument nerdr cannot use (commander's own usage errors exit 1 too). */
+  invalid_option: { exit: 1, fix: 'see `nerdr help <command>`' },
+  /** tmux refused a command the CLI itself ran (switch-client, new-window, …): tmux's words follow. */
+  tmux_command: { exit: 1, fix: '`nerdr doctor` checks tmux; tmux says why in the message' },
+  /** git refused what nerdr asked of it (status, diff) in a checkout. */
+  git_failed: { exit: 1, fix: 'run the same git command in that folder to see why; `nerdr doctor` checks git' },
+  /** A file nerdr ships is missing. */
+  broken_install: { exit: 1, fix: 'install nerdr again (npm install -g nerdr, or npm install in your clone)' },
   /** The supervisor refuses to serve: its socket's folder or path is unsafe or taken. */
   socket_unsafe: { exit: 1, fix: '`nerdr doctor` checks the state folder' },
 

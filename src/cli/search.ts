@@ -19,7 +19,7 @@ export function register(program: Command): void {
     .action(async (words: string[], opts: { all?: boolean; json?: boolean; limit: string }, cmd: Command) => {
       const query = words.join(' ');
       const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit <= 0) throw new NerdrError(`--limit must be a positive number, not "${opts.limit}"`);
+      if (!Number.isInteger(limit) || limit <= 0) throw new NerdrError(`--limit must be a positive number, not "${opts.limit}"`, 'e.g. --limit 20', { code: 'invalid_option' });
       const g = globalOpts(cmd);
       const scope = await logScope({ name: g.L, socket: g.S }, !!opts.all);
       if (scope.note && !opts.json) process.stderr.write(`nerdr: ${scope.note}\n`);

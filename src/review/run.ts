@@ -95,7 +95,7 @@ function actions(sock: string, session: string | null, refresh: () => void, open
     stepRows: (d, step) => stepRows(d, step),
     edit: async (d, file, line) => {
       const r = await tmux(sock, editorWindowArgs(session, d.repo ?? d.folder, editorArgv(process.env, file, line)));
-      if (r.code !== 0) throw new NerdrError(`cannot open a window for the editor: ${r.stderr.trim()}`);
+      if (r.code !== 0) throw new NerdrError(`cannot open a window for the editor: ${r.stderr.trim()}`, undefined, { code: 'tmux_command' });
       // made in the background, known as the panel's own, then shown: the switch it causes does
       // not take the panel off what it shows
       const win = r.stdout.trim();
