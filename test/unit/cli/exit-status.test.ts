@@ -138,3 +138,13 @@ describe('socket error replies', () => {
     expect(asRpcError(own)).toBe(own);
   });
 });
+
+describe('docs/errors.md', () => {
+  it('lists every code of the table with its exit status and fix', async () => {
+    const { readFileSync } = await import('node:fs');
+    const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
+    const rows = new Map([...doc.matchAll(/^\| `([a-z_]+)` \| (\d+) \| (.*) \|$/gm)].map((m) => [m[1]!, { exit: Number(m[2]), fix: m[3]!.replace(/\\\|/g, '|') }]));
+    expect([...rows.keys()]).toEqual(Object.keys(CODES));
+    for (const [code, e] of Object.entries(CODES)) expect(rows.get(code), code).toEqual({ exit: e.exit, fix: e.fix });
+  });
+});
