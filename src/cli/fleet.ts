@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { FLEET_HOST_NAME, loadConfig, type FleetConfig, type FleetHost } from '../config.js';
-import { NerdrError } from '../errors.js';
+import { exitFor, NerdrError } from '../errors.js';
 import { configDir } from '../paths.js';
 import { readText, writeIfChanged } from '../integrations/common.js';
 import { withHost, withoutHost } from '../fleet/config-file.js';
@@ -55,15 +55,15 @@ export function runRemote(fleet: FleetConfig, name: string, host: FleetHost, arg
       stderr = (stderr + d.toString('utf8')).slice(-8192);
     });
     child.on('error', (err) => {
-      process.stderr.write(`nerdr: cannot run ${argv[0]}: ${err.message}\n`);
-      resolve(1);
+      process.stderr.write(new NerdrError(`cannot run ${argv[0]}: ${err.message}`, 'install OpenSSH (ssh on PATH), or set [fleet] ssh in config.toml (docs/fleet.md)').render() + '\n');
+      resolve(exitFor('failed'));
     });
     child.on('close', (code, signal) => {
       if (code === 255 || code === 127 || code === 126) {
         const why = classifyExit(name, host, code, signal, stderr);
         process.stderr.write(`nerdr: ${why.message}\n  fix: ${why.fix}\n`);
       }
-      resolve(code ?? 1);
+      resolve(code ?? exitFor('failed'));
     });
   });
 }
