@@ -262,7 +262,8 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
         result = await route(req, line, ctx);
       } catch (e) {
         const err = asRpcError(e);
-        if (!(e instanceof RpcError)) log(`socket: ${req.method} failed: ${err.message}`);
+        // the reply's fix sends the user here: the log has the stack of what nobody expected
+        if (!(e instanceof RpcError)) log(`socket: ${req.method} failed: ${err.code === 'internal_error' && e instanceof Error && e.stack ? e.stack : err.message}`);
         replyError(req.id, err);
         stream?.markClosed();
         finish();
