@@ -178,7 +178,7 @@ function checkControl(sup: Supervisor, caller: WatchedAgent | null, target: Watc
   if (!caller) return;
   const loaded = loadConfig(configDir());
   const v = mayControl(node(caller), node(target), action, loaded.config.control);
-  if (!v.ok) throw new RpcError('not_permitted', `${v.reason}. To change it: ${controlFix(loaded.path)}`);
+  if (!v.ok) throw new RpcError('not_permitted', v.reason, false, controlFix(loaded.path));
 }
 
 /**
