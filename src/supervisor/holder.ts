@@ -190,16 +190,14 @@ export function startFailure(starts: StartRecord[], since: number): { why: strin
 /**
  * What a supervisor that died before it could write its start record (a tmux too old, no tmux
  * server, a broken install) left in its log (`text`: what was appended while the command
- * waited): the CLI's own `nerdr: …` line with its `  fix: …`, else the first line naming an
+ * waited): the CLI's own `nerdr: …` error line with its `  fix: …`, else the first line naming an
  * Error (Node's report of a crash), else null. Pure.
  */
 export function failureInLog(text: string): { why: string; fix?: string } | null {
   const lines = text.split('\n');
-  const at = lines.findIndex((l) => l.startsWith('nerdr: '));
-  if (at >= 0) {
-    const fix = lines[at + 1]?.match(/^ {2}fix: (.*)$/)?.[1];
-    return { why: lines[at]!.slice('nerdr: '.length), ...(fix ? { fix } : {}) };
-  }
+  // an error always has its fix line (src/errors.ts render); a warning (`nerdr: …` alone) is no failure
+  const at = lines.findIndex((l, i) => l.startsWith('nerdr: ') && lines[i + 1]?.startsWith('  fix: '));
+  if (at >= 0) return { why: lines[at]!.slice('nerdr: '.length), fix: lines[at + 1]!.slice('  fix: '.length) };
   const error = lines.find((l) => /^([A-Z]\w*)?Error\b/.test(l));
   return error ? { why: error.trim() } : null;
 }

@@ -108,7 +108,8 @@ describe("a failed start, said at once (the CLI's ensureSupervisor)", () => {
 
   it("what a supervisor that died before its record left in the log: nerdr's own line and fix, else Node's error line", () => {
     expect(failureInLog('nerdr: tmux 3.1 found; nerdr needs tmux 3.2 or newer\n  fix: apt install tmux\n')).toEqual({ why: 'tmux 3.1 found; nerdr needs tmux 3.2 or newer', fix: 'apt install tmux' });
-    expect(failureInLog('2026-12-03T10:00:00.000Z info starting\nnerdr: no tmux server is running at /x\n')).toEqual({ why: 'no tmux server is running at /x' });
+    expect(failureInLog('2026-12-03T10:00:00.000Z info starting\nnerdr: no tmux server is running at /x\n  fix: start tmux\n')).toEqual({ why: 'no tmux server is running at /x', fix: 'start tmux' });
+    expect(failureInLog('nerdr: the state folder /s is open to group/others\n2026-12-03T10:00:00.000Z info ready\n')).toBeNull(); // a warning
     expect(failureInLog('file:///a.js:3\n  x(\n   ^\n\nSyntaxError: Unexpected end of input\n    at foo\n\nNode.js v20.1.0\n')).toEqual({ why: 'SyntaxError: Unexpected end of input' });
     expect(failureInLog('2026-12-03T10:00:00.000Z info supervisor 12 starting\n')).toBeNull();
     expect(failureInLog('')).toBeNull();
