@@ -8,7 +8,7 @@ import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { argvSafe } from '../tmux/quote.js';
 import { HIDDEN_SESSION } from '../supervisor/discover.js';
 import { ensureHiddenSession } from '../supervisor/channel.js';
-import { failureInLog, findHolder, HOLDER_LIST_FORMAT, holderArgv, holderEnvironment, newHolderArgs, readStarts, startDelay, startFailure } from '../supervisor/holder.js';
+import { failureInLog, findHolder, HOLDER_LIST_FORMAT, holderArgv, holderEnvironment, newHolderArgs, readStarts, startDelay, startFailure, waitingStart } from '../supervisor/holder.js';
 import { readFileSync, statSync } from 'node:fs';
 
 export interface GlobalOptions {
@@ -93,8 +93,12 @@ export async function ensureSupervisor(sock: string): Promise<string> {
     }
     const i = await info(files.socket, 500);
     if (i?.ready) return files.socket;
-    const failed = startFailure(readStarts(files.starts), since);
+    const starts = readStarts(files.starts);
+    const failed = startFailure(starts, since);
     if (failed) throw supervisorFailed(failed.why, files.log, failed.fix);
+    // a crash loop that will not try again before the deadline: said now, not in 10 s
+    const waiting = waitingStart(starts);
+    if (waiting && waiting.until > deadline) throw supervisorFailed(`it keeps failing: ${waiting.why}; it tries again in ${Math.ceil((waiting.until - Date.now()) / 1000)} s`, files.log);
     await new Promise((r) => setTimeout(r, 50));
   }
   const delay = startDelay(readStarts(files.starts), Date.now());

@@ -188,6 +188,17 @@ export function startFailure(starts: StartRecord[], since: number): { why: strin
 }
 
 /**
+ * A crash loop under way: the newest start, waiting out the delay startDelay gave it, and when it
+ * tries again (ms), or null when no start waits. Pure.
+ */
+export function waitingStart(starts: StartRecord[]): { until: number; why: string } | null {
+  const waiting = starts.filter((s) => s.ended === null && s.ready === undefined).sort((a, b) => b.at - a.at)[0];
+  if (!waiting) return null;
+  const delay = startDelay(starts.filter((s) => s !== waiting), waiting.at);
+  return delay ? { until: waiting.at + delay.ms, why: delay.why } : null;
+}
+
+/**
  * What a supervisor that died before it could write its start record (a tmux too old, no tmux
  * server, a broken install) left in its log (`text`: what was appended while the command
  * waited): the CLI's own `nerdr: …` error line with its `  fix: …`, else the first line naming an

@@ -10,6 +10,7 @@ import {
   recentCrashes,
   startDelay,
   startFailure,
+  waitingStart,
   withEnd,
   withReady,
   withStart,
@@ -104,6 +105,15 @@ describe("a failed start, said at once (the CLI's ensureSupervisor)", () => {
     expect(startFailure([{ at: since + 10, pid: 4, ended: { at: since + 20, clean: true, why: 'another supervisor runs' } }], since)).toBeNull();
     expect(startFailure([{ at: since + 10, pid: 5, ended: null }], since)).toBeNull(); // still starting
     expect(startFailure([], since)).toBeNull();
+  });
+
+  it('a crash loop under way: the start that waits, and until when', () => {
+    const crash = (at: number, pid: number): StartRecord => ({ at, pid, ended: { at: at + 100, clean: false, why: 'uncaught: boom' } });
+    const loop = [crash(since, 1), crash(since + 1000, 2), crash(since + 2000, 3)];
+    expect(waitingStart([...loop, { at: since + 3000, pid: 4, ended: null }])).toEqual({ until: since + 5000, why: expect.stringMatching(/3 times in a row .*last: uncaught: boom/) });
+    expect(waitingStart([...loop, { at: since + 3000, pid: 4, ready: since + 5000, ended: null }])).toBeNull(); // went on
+    expect(waitingStart([crash(since, 1), { at: since + 3000, pid: 4, ended: null }])).toBeNull(); // no loop: no wait
+    expect(waitingStart(loop)).toBeNull();
   });
 
   it("what a supervisor that died before its record left in the log: nerdr's own line and fix, else Node's error line", () => {
