@@ -30,8 +30,7 @@ describe.skipIf(!tmuxAvailable)('a supervisor that cannot start', () => {
   it('events --no-start with no tmux server: exit 6, the message and its fix', async () => {
     const r = await env.nerdrWith(['-L', `${env.server}-none`, 'events', '--no-start'], { noServer: true });
     expect(r.code).toBe(6);
-    expect(r.stderr).toMatch(/^nerdr: no tmux server is running at .*
- {2}fix: nothing was started \(--no-start\)\n$/);
+    expect(r.stderr).toMatch(/^nerdr: no tmux server is running at .*\n {2}fix: nothing was started \(--no-start\)\n$/);
   }, 40_000);
 
   it('an option value nerdr cannot use: exit 1, the message and a fix', async () => {
