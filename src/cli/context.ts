@@ -8,7 +8,8 @@ import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { argvSafe } from '../tmux/quote.js';
 import { HIDDEN_SESSION } from '../supervisor/discover.js';
 import { ensureHiddenSession } from '../supervisor/channel.js';
-import { findHolder, HOLDER_LIST_FORMAT, holderArgv, holderEnvironment, newHolderArgs, readStarts, startDelay } from '../supervisor/holder.js';
+import { failureInLog, findHolder, HOLDER_LIST_FORMAT, holderArgv, holderEnvironment, newHolderArgs, readStarts, startDelay, startFailure, waitingStart } from '../supervisor/holder.js';
+import { readFileSync, statSync } from 'node:fs';
 
 export interface GlobalOptions {
   L?: string;
@@ -61,47 +62,93 @@ export async function supervisorAnswers(sock: string): Promise<boolean> {
   return (await info(serverFiles(sock).socket, 1000)) !== null;
 }
 
-/** Starts the supervisor for this tmux server if none answers; returns its socket path. */
+/**
+ * Starts the supervisor for this tmux server if none answers; returns its socket path. A start
+ * that fails is said at once, with its reason: the start record's (src/supervisor/holder.ts,
+ * written by src/supervisor/main.ts), or, when it died before writing one, what it left in its
+ * log. Only a supervisor that says nothing is waited for, 10 s.
+ */
 export async function ensureSupervisor(sock: string): Promise<string> {
   ensureStateDir(process.env, (m) => process.stderr.write(`nerdr: ${m}\n`));
   const files = serverFiles(sock);
   const first = await info(files.socket);
   if (first?.ready) return files.socket;
-  const deadline = Date.now() + 10_000;
+  const since = Date.now();
+  const logFrom = fileSize(files.log);
+  const deadline = since + 10_000;
   // the holder is looked at again every half second: a supervisor that was just stopped may still
   // be closing its pane when this command first looks
   let lookAgain = 0;
+  let started = false;
   while (Date.now() < deadline) {
     if (!first && Date.now() >= lookAgain) {
-      await startHolder(sock, files.log);
+      const now = await startHolder(sock, files.log);
+      // started again: the one started before is gone, before its start record could say why
+      if (now === 'started' && started) {
+        const left = failureInLog(logSince(files.log, logFrom));
+        if (left) throw supervisorFailed(left.why, files.log, left.fix);
+      }
+      started ||= now === 'started';
       lookAgain = Date.now() + 500;
     }
     const i = await info(files.socket, 500);
     if (i?.ready) return files.socket;
+    const starts = readStarts(files.starts);
+    const failed = startFailure(starts, since);
+    if (failed) throw supervisorFailed(failed.why, files.log, failed.fix);
+    // a crash loop that will not try again before the deadline: said now, not in 10 s
+    const waiting = waitingStart(starts);
+    if (waiting && waiting.until > deadline) throw supervisorFailed(`it keeps failing: ${waiting.why}; it tries again in ${Math.ceil((waiting.until - Date.now()) / 1000)} s`, files.log);
     await new Promise((r) => setTimeout(r, 50));
   }
   const delay = startDelay(readStarts(files.starts), Date.now());
-  if (delay) throw new NerdrError(`the supervisor keeps failing: ${delay.why}`, `see its log: ${files.log}; or run \`nerdr supervise --foreground\` to watch it start`);
-  throw new NerdrError('the supervisor did not start within 10 s', `see its log: ${files.log}; or run \`nerdr supervise --foreground\` to watch it start`);
+  if (delay) throw supervisorFailed(`it keeps failing: ${delay.why}`, files.log);
+  const left = failureInLog(logSince(files.log, logFrom));
+  if (left) throw supervisorFailed(left.why, files.log, left.fix);
+  throw new NerdrError('the supervisor did not start within 10 s', `see its log: ${files.log}; \`nerdr supervise --foreground\` shows it start (or fail) in this terminal`, { code: 'supervisor_failed' });
+}
+
+function supervisorFailed(why: string, log: string, fix?: string): NerdrError {
+  return new NerdrError(`the supervisor did not start: ${why}`, `${fix ? `${fix}; ` : ''}its log: ${log}; \`nerdr supervise --foreground\` shows it start (or fail) in this terminal`, { code: 'supervisor_failed' });
+}
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** What was appended to the log since it had `from` bytes (all of it when it was rotated since). At most the last 64 KiB. */
+function logSince(file: string, from: number): string {
+  try {
+    const text = readFileSync(file);
+    const start = text.length < from ? 0 : from;
+    return text.subarray(Math.max(start, text.length - 65536)).toString('utf8');
+  } catch {
+    return '';
+  }
 }
 
 /**
  * Starts the supervisor in tmux's holder pane (src/supervisor/holder.ts), unless one is there:
- * a live one is starting (or waiting out a crash loop), a dead one is respawned.
+ * a live one is starting (or waiting out a crash loop), a dead one is respawned. Says which.
  */
-async function startHolder(sock: string, log: string): Promise<void> {
+async function startHolder(sock: string, log: string): Promise<'running' | 'started'> {
   const { tmux } = await import('../tmux/server.js');
   await ensureHiddenSession(sock);
   const listed = await tmux(sock, ['list-panes', '-s', '-t', `=${HIDDEN_SESSION}`, '-F', HOLDER_LIST_FORMAT]);
   const holder = listed.code === 0 ? findHolder(listed.stdout) : null;
-  if (holder && !holder.dead) return;
+  if (holder && !holder.dead) return 'running';
   if (holder) {
     // its own pane-died hook may respawn it first ("pane is active"): either way it runs again
     await tmux(sock, ['respawn-pane', '-t', holder.pane, ...Object.entries(holderEnvironment(process.env)).flatMap(([k, v]) => ['-e', `${k}=${v}`])]);
-    return;
+    return 'started';
   }
   const r = await tmux(sock, newHolderArgs(holderEnvironment(process.env), holderArgv(process.execPath, nerdrBin, sock, log)));
-  if (r.code !== 0) throw new NerdrError(`tmux could not start the supervisor: ${r.stderr.trim()}`, `see its log: ${log}; or run \`nerdr supervise --foreground\` to watch it start`);
+  if (r.code !== 0) throw supervisorFailed(`tmux could not start it: ${r.stderr.trim()}`, log);
+  return 'started';
 }
 
 /** For a read-only request about one agent when the server has no nerdr window at all. */
@@ -151,7 +198,7 @@ export async function call<T>(cmd: Command, method: string, params: unknown = {}
  * for the supervisor's `timeout` of `nerdr wait`).
  */
 export function socketError(err: SocketRequestError): NerdrError {
-  if (err.response !== undefined) return fromServerError(err.code, err.message);
+  if (err.response !== undefined) return fromServerError(err.code, err.message, err.fix);
   return new NerdrError(err.message, undefined, { code: err.code === 'timeout' ? 'no_answer' : err.code });
 }
 

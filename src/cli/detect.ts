@@ -7,6 +7,7 @@
 // applied exactly as in a watched pane.
 
 import fs from 'node:fs';
+import { NerdrError } from '../errors.js';
 import { Command, Option } from 'commander';
 import { Mirror } from '../mirror/mirror.js';
 import { detectText, ManifestRegistry, rawScreenText, rowsToText, type Detection, type LoadedManifest } from '../detect/index.js';
@@ -15,7 +16,6 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-class CliError extends Error {}
 
 async function readInput(screen: string): Promise<string> {
   if (screen === '-') {
@@ -26,7 +26,7 @@ async function readInput(screen: string): Promise<string> {
   try {
     return fs.readFileSync(screen, 'utf8');
   } catch (e) {
-    throw new CliError(`cannot read screen file ${screen}: ${(e as Error).message}`);
+    throw new NerdrError(`cannot read screen file ${screen}: ${(e as Error).message}`, 'give a file that holds a captured screen (tmux capture-pane -p > FILE), or - for stdin', { code: 'usage' });
   }
 }
 
@@ -127,13 +127,14 @@ export async function runDetect(opts: DetectOptions): Promise<{ report: DetectRe
     const known = registry.agents();
     const problems = registry.problems().filter((p) => p.agent === opts.agent);
     const why = problems.length ? `\n${problems.map((p) => `  ${p.path}: ${p.reason}`).join('\n')}` : '';
-    throw new CliError(
-      `no usable manifest for agent "${opts.agent}".${why}\nKnown agents: ${known.join(', ') || '(none)'}.` +
-        `\nPass one of them with --agent, or add DIR/${opts.agent}.toml and pass --manifests DIR.`,
+    throw new NerdrError(
+      `no usable manifest for agent "${opts.agent}".${why}\nKnown agents: ${known.join(', ') || '(none)'}.`,
+      `pass one of them with --agent, or add DIR/${opts.agent}.toml and pass --manifests DIR`,
+      { code: 'usage' },
     );
   }
   const cols = Number(opts.cols);
-  if (!Number.isInteger(cols) || cols < 1 || cols > 10000) throw new CliError(`--cols must be a positive whole number`);
+  if (!Number.isInteger(cols) || cols < 1 || cols > 10000) throw new NerdrError('--cols must be a positive whole number', 'e.g. --cols 120', { code: 'usage' });
   const raw = await readInput(opts.screen);
   const text = opts.ansi ? rowsToText(await renderAnsiRows(raw, cols)) : rawScreenText(raw);
   const r = detectText(loaded, text, { oscTitle: opts.oscTitle ?? '', oscProgress: opts.oscProgress ?? '' });
@@ -153,13 +154,8 @@ export function register(program: Command): void {
     .option('--manifests <dir>', 'extra folder of manifests, searched before all others (repeatable)', collect, [])
     .option('--json', 'print a JSON object')
     .action(async (opts: DetectOptions) => {
-      try {
-        const { report } = await runDetect(opts);
-        process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
-      } catch (e) {
-        if (!(e instanceof CliError)) throw e;
-        process.stderr.write(`nerdr detect: ${e.message}\n`);
-        process.exitCode = 2;
-      }
+      // what cannot be read is a NerdrError with code usage: exit 2 (docs/errors.md)
+      const { report } = await runDetect(opts);
+      process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
     });
 }

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { NerdrError } from '../errors.js';
+import { exitFor, NerdrError } from '../errors.js';
 import { checkTmuxVersion, resolveSocket, serverRunning, tmux } from '../tmux/server.js';
 import { serverFiles, stateDir, stateDirProblem } from '../paths.js';
 import { request } from '../supervisor/socket/index.js';
@@ -161,6 +161,6 @@ export function register(program: Command): void {
           if ((!c.ok || c.warn) && c.fix) process.stdout.write(`     fix: ${c.fix}\n`);
         }
       }
-      if (checks.some((c) => !c.ok)) process.exitCode = 1;
+      if (checks.some((c) => !c.ok)) process.exitCode = exitFor('checks_failed');
     });
 }

@@ -10,13 +10,12 @@
 // exit status of `--no-start` (no supervisor, or no tmux server).
 
 import type { Command } from 'commander';
-import { NerdrError } from '../errors.js';
+import { exitFor, NerdrError } from '../errors.js';
 import { request, subscribe, SocketRequestError, type Subscription } from '../supervisor/socket/index.js';
 import type { AgentRow } from '../supervisor/api.js';
 import type { EventLine } from '../supervisor/events.js';
 import { ensureSupervisor, socketError, supervisorAnswers, tmuxSocket } from './context.js';
 import { serverFiles } from '../paths.js';
-import { NO_SERVER_EXIT, NO_SUPERVISOR_EXIT } from '../fleet/ssh.js';
 import { serverRunning } from '../tmux/server.js';
 import { clockTime } from './print.js';
 
@@ -82,9 +81,9 @@ async function reconnect(socketFile: string, sock: string, params: { target?: st
 export function register(program: Command): void {
   program
     .command('events [target]')
-    .description(`stream every agent, then each change (state, seen, queue, conversation, exit, new and closed windows) until interrupted; when the supervisor restarts it reconnects and lists every agent again (exit ${NO_SUPERVISOR_EXIT} when none answers within ${RECONNECT_MS / 1000} s)`)
+    .description(`stream every agent, then each change (state, seen, queue, conversation, exit, new and closed windows) until interrupted; when the supervisor restarts it reconnects and lists every agent again (exit ${exitFor('no_supervisor')} when none answers within ${RECONNECT_MS / 1000} s)`)
     .option('--json', 'NDJSON: one `ls --json` row per agent, then one object per change')
-    .option('--no-start', `start nothing: with no tmux server exit ${NO_SERVER_EXIT}, with no supervisor exit ${NO_SUPERVISOR_EXIT} (what the fleet runs over ssh)`)
+    .option('--no-start', `start nothing: with no tmux server exit ${exitFor('no_server')}, with no supervisor exit ${exitFor('no_supervisor')} (what the fleet runs over ssh)`)
     .option('--as-resync', 'with --json: begin with one "resync" line holding every agent, instead of one row per agent (what the fleet reads)')
     .option('--until-stdin-ends', 'stop when standard input ends (over ssh: when the other side hangs up)')
     .action(async (target: string | undefined, opts: { json?: boolean; start: boolean; asResync?: boolean; untilStdinEnds?: boolean }, cmd: Command) => {
@@ -92,8 +91,8 @@ export function register(program: Command): void {
       const serverSock = await tmuxSocket(cmd, { mustRun: opts.start });
       if (opts.start) socketFile = await ensureSupervisor(serverSock);
       else {
-        if (!(await serverRunning(serverSock))) throw new NerdrError(`no tmux server is running at ${serverSock}`, 'nothing was started (--no-start)', { code: 'no_server', exitCode: NO_SERVER_EXIT });
-        if (!(await supervisorAnswers(serverSock))) throw new NerdrError(`no nerdr supervisor runs for the tmux server at ${serverSock}`, 'nothing was started (--no-start); `nerdr supervisor start` starts one', { code: 'no_supervisor', exitCode: NO_SUPERVISOR_EXIT });
+        if (!(await serverRunning(serverSock))) throw new NerdrError(`no tmux server is running at ${serverSock}`, 'nothing was started (--no-start)', { code: 'no_server' });
+        if (!(await supervisorAnswers(serverSock))) throw new NerdrError(`no nerdr supervisor runs for the tmux server at ${serverSock}`, 'nothing was started (--no-start); `nerdr supervisor start` starts one', { code: 'no_supervisor' });
         socketFile = serverFiles(serverSock).socket;
       }
       let sub = await subscribe(socketFile, 'nerdr.events', target ? { target } : {}, { timeoutMs: 10_000 }).catch((err: unknown) => {
@@ -129,10 +128,10 @@ export function register(program: Command): void {
         const back = await reconnect(socketFile, serverSock, params, lostAt + RECONNECT_MS);
         const at = Date.now();
         if ('gone' in back && back.gone === 'server') {
-          throw new NerdrError(`the tmux server at ${serverSock} is gone; the stream ended`, 'start tmux, then run `nerdr events` again', { code: 'no_server', exitCode: NO_SERVER_EXIT });
+          throw new NerdrError(`the tmux server at ${serverSock} is gone; the stream ended`, 'start tmux, then run `nerdr events` again', { code: 'no_server' });
         }
         if ('gone' in back && back.gone === 'supervisor') {
-          throw new NerdrError(`the supervisor stopped and did not answer again within ${RECONNECT_MS / 1000} s; the stream ended`, '`nerdr supervisor start` starts it (or any nerdr command but `events --no-start`), then run `nerdr events` again', { code: 'no_supervisor', exitCode: NO_SUPERVISOR_EXIT });
+          throw new NerdrError(`the supervisor stopped and did not answer again within ${RECONNECT_MS / 1000} s; the stream ended`, '`nerdr supervisor start` starts it (or any nerdr command but `events --no-start`), then run `nerdr events` again', { code: 'no_supervisor' });
         }
         const away = `${clockTime(at)} reconnected after ${((at - lostAt) / 1000).toFixed(1)} s`;
         out(opts.json ? JSON.stringify({ type: 'reconnected', at, awayMs: at - lostAt } satisfies LinkLine) : 'gone' in back ? away : `${away}; every agent as it is now:`);

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { FLEET_HOST_NAME, loadConfig, type FleetConfig, type FleetHost } from '../config.js';
-import { NerdrError } from '../errors.js';
+import { exitFor, NerdrError } from '../errors.js';
 import { configDir } from '../paths.js';
 import { readText, writeIfChanged } from '../integrations/common.js';
 import { withHost, withoutHost } from '../fleet/config-file.js';
@@ -55,15 +55,15 @@ export function runRemote(fleet: FleetConfig, name: string, host: FleetHost, arg
       stderr = (stderr + d.toString('utf8')).slice(-8192);
     });
     child.on('error', (err) => {
-      process.stderr.write(`nerdr: cannot run ${argv[0]}: ${err.message}\n`);
-      resolve(1);
+      process.stderr.write(new NerdrError(`cannot run ${argv[0]}: ${err.message}`, 'install OpenSSH (ssh on PATH), or set [fleet] ssh in config.toml (docs/fleet.md)').render() + '\n');
+      resolve(exitFor('failed'));
     });
     child.on('close', (code, signal) => {
       if (code === 255 || code === 127 || code === 126) {
         const why = classifyExit(name, host, code, signal, stderr);
         process.stderr.write(`nerdr: ${why.message}\n  fix: ${why.fix}\n`);
       }
-      resolve(code ?? 1);
+      resolve(code ?? exitFor('failed'));
     });
   });
 }
@@ -86,7 +86,7 @@ export async function forwardIfRemote(word: string, target: string | undefined):
   const ti = rest.indexOf(target);
   if (ti >= 0) rest[ti] = r.rest;
   const code = await runRemote(fleet, r.name, r.host, [word, ...rest], { tty: word === 'attach' });
-  process.exit(code);
+  process.exit(code); // the command's status on the other host, passed on (docs/errors.md)
 }
 
 /** What an agent window may run on another host: reading stays open, as it does here. */
@@ -238,24 +238,24 @@ export async function openFleetWindow(sock: string, client: { name: string; sess
   const { tmux } = await import('../tmux/server.js');
   const { argvSafe } = await import('../tmux/quote.js');
   const host = cfg.hosts[hostName];
-  if (!host) throw new NerdrError(`the fleet has no host "${hostName}"`);
+  if (!host) throw new NerdrError(`the fleet has no host "${hostName}"`, `the fleet's hosts: ${Object.keys(cfg.hosts).join(', ') || 'none'} (nerdr fleet ls; nerdr fleet add NAME TARGET adds one)`);
   // what came from the host goes on only once it looks like tmux's own window id
-  if (!/^@\d+$/.test(remote.window)) throw new NerdrError(`${hostName} sent a window nerdr does not take: ${JSON.stringify(remote.window)}`);
+  if (!/^@\d+$/.test(remote.window)) throw new NerdrError(`${hostName} sent a window nerdr does not take: ${JSON.stringify(remote.window)}`, `check the nerdr there: ssh ${host.target} nerdr ls --json`, { code: 'invalid_response' });
   const argv = sshAttachArgv(cfg, host, remote.window).map(argvSafe);
   const list = await tmux(sock, ['list-windows', '-t', `=${client.session}:`.replace(/:$/, ''), '-F', `#{window_id}\t#{${FLEET_WINDOW_OPTION}}`]);
   let win = list.stdout.split('\n').map((l) => l.split('\t')).find((p) => p[1] === hostName)?.[0];
   if (win) {
     const r = await tmux(sock, ['respawn-pane', '-k', '-t', win, ...argv]);
-    if (r.code !== 0) throw new NerdrError(`cannot reuse ${hostName}'s window: ${r.stderr.trim()}`);
+    if (r.code !== 0) throw new NerdrError(`cannot reuse ${hostName}'s window: ${r.stderr.trim()}`, undefined, { code: 'tmux_command' });
   } else {
     const r = await tmux(sock, ['new-window', '-d', '-t', `=${client.session}:`, '-n', hostName, '-P', '-F', '#{window_id}', ...argv]);
-    if (r.code !== 0) throw new NerdrError(`cannot open a window for ${hostName}: ${r.stderr.trim()}`);
+    if (r.code !== 0) throw new NerdrError(`cannot open a window for ${hostName}: ${r.stderr.trim()}`, undefined, { code: 'tmux_command' });
     win = r.stdout.trim();
     await tmux(sock, ['set-option', '-w', '-t', win, FLEET_WINDOW_OPTION, hostName]);
   }
   await tmux(sock, ['set-option', '-w', '-t', win, FLEET_AGENT_OPTION, `${hostName}:${remote.id}`]);
   const sw = await tmux(sock, ['switch-client', '-c', client.name, '-t', win]);
-  if (sw.code !== 0) throw new NerdrError(`cannot switch to ${hostName}'s window: ${sw.stderr.trim()}`);
+  if (sw.code !== 0) throw new NerdrError(`cannot switch to ${hostName}'s window: ${sw.stderr.trim()}`, undefined, { code: 'tmux_command' });
 }
 
 /** Run `args` with the host's nerdr over ssh and take its output (for the dashboard). */

@@ -171,7 +171,7 @@ export function register(program: Command): void {
         return;
       }
       const integ = integrationFor(agent)?.files;
-      if (!integ) throw new NerdrError(`${agent} has nothing to uninstall`);
+      if (!integ) throw new NerdrError(`${agent} has nothing to uninstall`, '`nerdr integrations status` shows what each agent has installed');
       const modes = opts.mode ? [requireMode(agent, opts.mode, installableModes(agent))] : installableModes(agent);
       const c = installCtx(cwd);
       for (const m of modes) {

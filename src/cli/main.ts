@@ -3,7 +3,7 @@
 // short timeouts); help and unknown commands load them all.
 
 import { Command, CommanderError } from 'commander';
-import { NerdrError } from '../errors.js';
+import { report } from '../errors.js';
 import { NERDR_VERSION } from '../version.js';
 
 type Register = (program: Command) => void;
@@ -80,23 +80,6 @@ export async function buildProgram(args: string[] = []): Promise<Command> {
   return program;
 }
 
-/**
- * The exit status of each error code the CLI can meet; every other error exits 1. The codes are
- * the supervisor's (socket replies) and the CLI's own; the status never depends on message text.
- */
-export const EXIT_STATUS: Readonly<Record<string, number>> = {
-  // nerdr wait: the agent will not reach the state
-  agent_exited: 3,
-  agent_replaced: 3,
-  agent_gone: 3,
-  // nerdr wait --timeout ran out
-  timeout: 124,
-};
-
-export function exitStatus(err: NerdrError): number {
-  return err.exitCode ?? (err.code !== undefined ? EXIT_STATUS[err.code] : undefined) ?? 1;
-}
-
 export async function main(argv: string[]): Promise<void> {
   // `nerdr ls | head`: a reader that stops early is no error
   for (const out of [process.stdout, process.stderr]) {
@@ -120,12 +103,10 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode;
       return;
     }
-    if (err instanceof NerdrError) {
-      process.stderr.write(err.render() + '\n');
-      process.exitCode = exitStatus(err);
-      return;
-    }
-    process.stderr.write(`nerdr: ${(err as Error).stack ?? String(err)}\n`);
-    process.exitCode = 1;
+    // no stack for users: a NerdrError says what failed and the fix; anything else is a bug,
+    // one line, with the stack only under NERDR_DEBUG=1
+    const out = report(err, process.env.NERDR_DEBUG === '1');
+    process.stderr.write(out.text);
+    process.exitCode = out.exit;
   }
 }

@@ -1,6 +1,7 @@
 // `nerdr manifests list` and `nerdr manifests check [FILE]`.
 
 import fs from 'node:fs';
+import { exitFor } from '../errors.js';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { lintManifest, ManifestRegistry, parseManifest } from '../detect/index.js';
@@ -100,7 +101,7 @@ export function register(program: Command): void {
       }
       if (bad.length > 0) {
         process.stderr.write('Fix the file (see docs/manifest-format.md), or remove it to fall back to the next source.\n');
-        process.exitCode = 1;
+        process.exitCode = exitFor('invalid_manifest');
       }
     });
 }

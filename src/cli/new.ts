@@ -148,8 +148,8 @@ export function register(program: Command): void {
       let agent: string;
       let argv: string[];
       if (opts.cmd !== undefined) {
-        if (agentName) throw new NerdrError('give either an agent or --cmd, not both');
-        if (!opts.cmd.trim()) throw new NerdrError('--cmd needs a command');
+        if (agentName) throw new NerdrError('give either an agent or --cmd, not both', "nerdr new claude, or nerdr new --cmd 'aider --yes'", { code: 'invalid_option' });
+        if (!opts.cmd.trim()) throw new NerdrError('--cmd needs a command', "nerdr new --cmd 'aider --yes'", { code: 'invalid_option' });
         agent = 'unknown';
         argv = ['/bin/sh', '-c', opts.cmd];
       } else {

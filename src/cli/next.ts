@@ -53,7 +53,7 @@ async function switchable(cmd: Command, agents: AgentRow[]): Promise<{ agents: A
 async function switchTo(sock: string, client: { name: string; session: string }, a: AgentRow): Promise<void> {
   const session = a.sessions.includes(client.session) ? client.session : a.session;
   const r = await tmux(sock, ['switch-client', '-c', client.name, '-t', `=${session}:${a.window}`]);
-  if (r.code !== 0) throw new NerdrError(`cannot switch to ${a.name}: ${r.stderr.trim()}`);
+  if (r.code !== 0) throw new NerdrError(`cannot switch to ${a.name}: ${r.stderr.trim()}`, undefined, { code: 'tmux_command' });
 }
 
 export function register(program: Command): void {
@@ -119,7 +119,7 @@ export function register(program: Command): void {
         child.on('error', () => resolve(127));
         child.on('close', (c) => resolve(c ?? 1));
       });
-      process.exitCode = code;
+      process.exitCode = code; // tmux attach's own status, passed on (docs/errors.md)
     });
 
   program

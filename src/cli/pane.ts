@@ -20,6 +20,7 @@
 // command in `nerdr --help`.
 
 import type { Command } from 'commander';
+import { exitFor } from '../errors.js';
 import { statSync } from 'node:fs';
 import { request, SocketRequestError } from '../supervisor/socket/client.js';
 import { stringifyExact } from '../supervisor/socket/exact-json.js';
@@ -266,6 +267,10 @@ function write(stream: NodeJS.WriteStream, text: string): void {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
+/** herdr's exit statuses: 2 for usage, 1 for any other failure (a server error whatever its code). */
+const USAGE = exitFor('usage');
+const FAILED = exitFor('failed');
+
 /**
  * Runs `nerdr [globals] pane <sub> …` (args: the command line after the program name) and
  * returns the exit code. Prints only on stderr, except help.
@@ -278,7 +283,7 @@ export async function runPane(args: string[], env: NodeJS.ProcessEnv = process.e
     const sub = all[at + 1];
     if (sub === undefined) {
       write(process.stderr, HELP);
-      return 2;
+      return USAGE;
     }
     if (sub === 'help' || sub === '--help' || sub === '-h') {
       write(process.stdout, HELP);
@@ -286,7 +291,7 @@ export async function runPane(args: string[], env: NodeJS.ProcessEnv = process.e
     }
     if (!(sub in SUBS)) {
       write(process.stderr, HELP);
-      return 2;
+      return USAGE;
     }
     const rest = all.slice(at + 2);
     if (rest[0] === '--help' || rest[0] === '-h') {
@@ -309,19 +314,19 @@ export async function runPane(args: string[], env: NodeJS.ProcessEnv = process.e
   } catch (e) {
     if (e instanceof Usage) {
       write(process.stderr, e.message);
-      return 2;
+      return USAGE;
     }
     if (e instanceof Invalid) {
       write(process.stderr, e.message);
-      return 1;
+      return FAILED;
     }
     if (e instanceof SocketRequestError) {
       const reply = e.response ?? { id: REQUEST_ID, error: { code: e.code, message: e.message } };
       write(process.stderr, JSON.stringify(reply));
-      return 1;
+      return FAILED;
     }
     write(process.stderr, `error: ${e instanceof Error ? e.message : String(e)}`);
-    return 1;
+    return FAILED;
   }
 }
 

@@ -12,7 +12,7 @@ export function register(program: Command): void {
     .description('print the mirrored screen of an agent (target: name, @window or %pane)')
     .option('--lines <n>', 'only the last N lines', (v) => {
       const n = Number.parseInt(v, 10);
-      if (!Number.isInteger(n) || n <= 0) throw new NerdrError(`--lines takes a positive whole number, not "${v}"`);
+      if (!Number.isInteger(n) || n <= 0) throw new NerdrError(`--lines takes a positive whole number, not "${v}"`, 'e.g. --lines 20', { code: 'invalid_option' });
       return n;
     })
     .option('--ansi', 'keep colours and styles')

@@ -2,6 +2,7 @@
 // supervisor keeps it: src/supervisor/messages.ts): its steps in order, and how it ended. Pure.
 
 import type { Receipt } from '../store/queue.js';
+import { exitFor } from '../errors.js';
 import { clockTime } from './print.js';
 
 export type ReceiptStep =
@@ -24,7 +25,7 @@ export function receiptSteps(r: Receipt): ReceiptStep[] {
 }
 
 /** Exit statuses of `nerdr send --wait`. */
-export const SEND_EXIT = { reached: 0, gone: 3, stalled: 4, timeout: 124 } as const;
+export const SEND_EXIT = { reached: 0, gone: exitFor('agent_gone'), stalled: exitFor('stalled'), timeout: exitFor('timeout') } as const;
 
 /**
  * How the message's turn ended, once it has: the first of `until` after the turn started

@@ -7,7 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { NerdrError } from '../errors.js';
+import { exitFor, NerdrError } from '../errors.js';
 import { stateDir } from '../paths.js';
 import { SessionStore, type SavedSession } from '../store/sessions.js';
 import { planRestore, type SessionPlan } from '../store/restore-plan.js';
@@ -124,7 +124,7 @@ async function restore(sock: string, saved: SavedSession[], json: boolean | unde
   sub.close();
   if (!out) throw new NerdrError('the supervisor went away during the restore', 'run `nerdr ls` to see what is back, and `nerdr restore` again for the rest (it skips what is there)');
   if (json) printJson({ server: sock, windows: out.windows });
-  if (out.failures > 0) process.exitCode = 1;
+  if (out.failures > 0) process.exitCode = exitFor('restore_failed');
 }
 
 function loadSaved(store: SessionStore, sock: string, opts: RestoreOpts): SavedSession[] {

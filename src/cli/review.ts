@@ -41,7 +41,7 @@ async function once(cmd: Command, target: string | undefined, json: boolean): Pr
       const session = await ownSession(sock);
       if (!session) throw new NerdrError('not inside tmux: there is no active window to review', 'name a target: nerdr review --once AGENT (or a folder: nerdr review --once ./path)');
       t = follow({ session, active: await activeWindows(sock), agents, selfPane: process.env.TMUX_PANE ?? null, previous: null });
-      if (!t) throw new NerdrError(`tmux shows no window for session ${session}`);
+      if (!t) throw new NerdrError(`tmux shows no window for session ${session}`, 'name a target: nerdr review --once AGENT (or a folder: nerdr review --once ./path)');
     }
   }
   const d = await gatherReview(t, dataDir());

@@ -1,7 +1,7 @@
 // `nerdr search TEXT`: the agents' own conversation logs (Claude, Codex), read in place.
 
 import type { Command } from 'commander';
-import { NerdrError } from '../errors.js';
+import { exitFor, NerdrError } from '../errors.js';
 import { logScope } from '../extras/agents.js';
 import { findLogs } from '../extras/logs.js';
 import { searchLogs } from '../extras/search.js';
@@ -19,7 +19,7 @@ export function register(program: Command): void {
     .action(async (words: string[], opts: { all?: boolean; json?: boolean; limit: string }, cmd: Command) => {
       const query = words.join(' ');
       const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit <= 0) throw new NerdrError(`--limit must be a positive number, not "${opts.limit}"`);
+      if (!Number.isInteger(limit) || limit <= 0) throw new NerdrError(`--limit must be a positive number, not "${opts.limit}"`, 'e.g. --limit 20', { code: 'invalid_option' });
       const g = globalOpts(cmd);
       const scope = await logScope({ name: g.L, socket: g.S }, !!opts.all);
       if (scope.note && !opts.json) process.stderr.write(`nerdr: ${scope.note}\n`);
@@ -27,7 +27,7 @@ export function register(program: Command): void {
       if (opts.json) return printJson(hits);
       if (hits.length === 0) {
         process.stdout.write(`no match for "${query}"\n`);
-        process.exitCode = 1;
+        process.exitCode = exitFor('no_match');
         return;
       }
       for (const h of hits) {

@@ -4,7 +4,7 @@
 
 import path from 'node:path';
 import type { Command } from 'commander';
-import { NerdrError } from '../errors.js';
+import { exitFor, NerdrError } from '../errors.js';
 import { AGENTS, installHint } from '../integrations/agents.js';
 import { onPath } from '../integrations/plan.js';
 import { stateDir, ensureStateDir } from '../paths.js';
@@ -23,8 +23,8 @@ export const NOT_OFFLINE: Record<string, string> = {
   demo: 'the demo agent is nerdr\'s own script, not an agent CLI: `nerdr demo` shows it',
 };
 
-const EXIT_WRONG = 1;
-const EXIT_CANNOT = 2;
+const EXIT_WRONG = exitFor('selftest_wrong');
+const EXIT_CANNOT = exitFor('cannot_drive');
 
 interface Target {
   agent: string;
@@ -64,16 +64,16 @@ export function register(program: Command): void {
     .option('--json', 'print the report as JSON')
     .option('--keep', 'keep the scratch HOME, project and state folder (its path is printed)')
     .action(async (agent: string | undefined, opts: { all?: boolean; json?: boolean; keep?: boolean }) => {
-      if (!agent && !opts.all) throw new NerdrError('name the agent to test', 'nerdr selftest claude (or --all for every installed one)', { exitCode: EXIT_CANNOT });
-      if (agent && opts.all) throw new NerdrError('name an agent or give --all, not both', `nerdr selftest ${agent}`, { exitCode: EXIT_CANNOT });
+      if (!agent && !opts.all) throw new NerdrError('name the agent to test', 'nerdr selftest claude (or --all for every installed one)', { code: 'cannot_drive' });
+      if (agent && opts.all) throw new NerdrError('name an agent or give --all, not both', `nerdr selftest ${agent}`, { code: 'cannot_drive' });
       const envPath = process.env.PATH ?? '';
       const { PROFILES } = await import('../selftest/profiles.js');
       const targets: Target[] = opts.all ? Object.keys(PROFILES).map((a) => target(a, envPath)) : [target(agent!, envPath)];
       if (opts.all && targets.every((t) => t.cannot)) {
         const lines = targets.map((t) => `  ${t.agent}: ${t.cannot}`).join('\n');
-        throw new NerdrError(`no agent nerdr can drive is installed:\n${lines}`, 'install one (e.g. npm install -g @anthropic-ai/claude-code), then nerdr selftest --all', { exitCode: EXIT_CANNOT });
+        throw new NerdrError(`no agent nerdr can drive is installed:\n${lines}`, 'install one (e.g. npm install -g @anthropic-ai/claude-code), then nerdr selftest --all', { code: 'cannot_drive' });
       }
-      if (!opts.all && targets[0]!.cannot) throw new NerdrError(`cannot selftest ${targets[0]!.agent}: ${targets[0]!.cannot}`, undefined, { exitCode: EXIT_CANNOT });
+      if (!opts.all && targets[0]!.cannot) throw new NerdrError(`cannot selftest ${targets[0]!.agent}: ${targets[0]!.cannot}`, undefined, { code: 'cannot_drive' });
 
       const { selftest } = await import('../selftest/selftest.js');
       ensureStateDir();

@@ -75,7 +75,7 @@ function parseUntil(text: string | undefined): string[] | undefined {
 function parseTimeout(text: string | undefined): number {
   if (text === undefined) return 0;
   const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new NerdrError(`--timeout takes a positive number of seconds, not "${text}"`);
+  if (!Number.isFinite(n) || n <= 0) throw new NerdrError(`--timeout takes a positive number of seconds, not "${text}"`, 'e.g. --timeout 600', { code: 'invalid_option' });
   return Math.round(n * 1000);
 }
 
@@ -166,7 +166,7 @@ export function register(program: Command): void {
         refuseUndeliverable(bytes, 'on stdin');
         text = bytes.toString('utf8').replace(/\n$/, '');
       } else checkWords(words);
-      if (!text.trim()) throw new NerdrError('the message is empty');
+      if (!text.trim()) throw new NerdrError('the message is empty', 'nerdr send <target> "text", or pipe it: echo text | nerdr send <target>', { code: 'invalid_option' });
       const size = Buffer.byteLength(text);
       if (size > MAX_MESSAGE_BYTES) {
         throw new NerdrError(`the message is ${size} bytes; at most ${MAX_MESSAGE_BYTES} are accepted`, 'send it in parts, or put it in a file and send its path');
@@ -204,7 +204,7 @@ export function register(program: Command): void {
       await remote('wait', target);
       const until = parseUntil(opts.until);
       const timeoutMs = parseTimeout(opts.timeout);
-      // its exit statuses (124, 3) follow from the reply's code: cli/main.ts EXIT_STATUS
+      // its exit statuses (124, 3) follow from the reply's code: src/errors.ts CODES
       const r = await call<{ target: string; state: string }>(cmd, 'nerdr.wait', { target, until, timeoutMs }, { timeoutMs: 0 });
       if (opts.json) printJson(r);
       else process.stdout.write(`${r.target} ${r.state}\n`);

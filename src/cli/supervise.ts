@@ -1,7 +1,7 @@
 // `nerdr supervise` runs the supervisor; `nerdr supervisor status|stop|restart` manage it.
 
 import { Option, type Command } from 'commander';
-import { NerdrError } from '../errors.js';
+import { exitFor, NerdrError } from '../errors.js';
 import { serverFiles } from '../paths.js';
 import { pidAlive, readLockPid } from '../store/lock.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
@@ -89,7 +89,7 @@ export function register(program: Command): void {
       if (opts.json) return printJson({ running: !!i, ...(i ?? {}), log: files.log });
       if (!i) {
         process.stdout.write(`not running (it starts on demand); log: ${files.log}\n`);
-        process.exitCode = 3;
+        process.exitCode = exitFor('not_running');
         return;
       }
       process.stdout.write(
@@ -108,13 +108,13 @@ export function register(program: Command): void {
       const sock = await tmuxSocket(cmd, { mustRun: !opts.server });
       if (opts.server && !(await serverRunning(sock))) {
         const r = await tmux(sock, ['new-session', '-d', '-s', 'work'], { startServer: true });
-        if (r.code !== 0) throw new NerdrError(`cannot start a tmux server at ${sock}: ${r.stderr.trim()}`);
+        if (r.code !== 0) throw new NerdrError(`cannot start a tmux server at ${sock}: ${r.stderr.trim()}`, `try it by hand: tmux -S ${sock} new-session -d -s work`);
         process.stdout.write(`tmux: started (session work) at ${sock}\n`);
       }
       const was = await info(serverFiles(sock).socket);
       await ensureSupervisor(sock);
       const i = await info(serverFiles(sock).socket);
-      if (!i) throw new NerdrError('the supervisor did not start', `see ${serverFiles(sock).log}`);
+      if (!i) throw new NerdrError('the supervisor did not start', `see its log: ${serverFiles(sock).log}`, { code: 'supervisor_failed' });
       process.stdout.write(was ? `running: pid ${i.pid}\n` : `started: pid ${i.pid}\n`);
     });
   sup.command('restart').action(async (_opts: unknown, cmd: Command) => {
@@ -122,7 +122,7 @@ export function register(program: Command): void {
     await stop(sock);
     await ensureSupervisor(sock);
     const i = await info(serverFiles(sock).socket);
-    if (!i) throw new NerdrError('the supervisor did not come back', `see ${serverFiles(sock).log}`);
+    if (!i) throw new NerdrError('the supervisor did not come back', `see its log: ${serverFiles(sock).log}`, { code: 'supervisor_failed' });
     process.stdout.write(`restarted: pid ${i.pid}\n`);
   });
 }

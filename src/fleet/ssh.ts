@@ -4,14 +4,15 @@
 // The remote side is a shell command line, so every word of it is quoted for a POSIX shell.
 
 import { shQuote } from '../integrations/common.js';
+import { exitFor } from '../errors.js';
 import type { FleetConfig, FleetHost } from '../config.js';
 
 /** nerdr's own ssh options: no prompt ever, a dead link noticed within about 45 s. */
 export const FLEET_SSH_OPTIONS = ['-o', 'BatchMode=yes', '-o', 'ServerAliveInterval=15', '-o', 'ServerAliveCountMax=3', '-o', 'ConnectTimeout=10'];
 
 /** What `nerdr events --no-start` exits with when the host has no supervisor, or no tmux server. */
-export const NO_SUPERVISOR_EXIT = 5;
-export const NO_SERVER_EXIT = 6;
+export const NO_SUPERVISOR_EXIT = exitFor('no_supervisor');
+export const NO_SERVER_EXIT = exitFor('no_server');
 
 /**
  * The remote command line: the host's nerdr, then the arguments, each quoted for the remote

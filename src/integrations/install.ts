@@ -125,7 +125,7 @@ export function fileStatus(integ: FileIntegration, mode: FileMode, c: InstallCtx
 }
 
 export function requireMode(agent: string, mode: string, modes: readonly string[]): FileMode {
-  if (mode !== 'home' && mode !== 'worktree') throw new NerdrError(`--mode must be home or worktree (got "${mode}")`);
+  if (mode !== 'home' && mode !== 'worktree') throw new NerdrError(`--mode must be home or worktree (got "${mode}")`, '--mode home, or --mode worktree', { code: 'invalid_option' });
   if (!modes.includes(mode)) throw new NerdrError(`${agent} has no ${mode} install`, `${agent} supports: ${modes.join(', ') || 'nothing to install'}`);
   return mode;
 }

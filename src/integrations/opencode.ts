@@ -8,6 +8,7 @@
 //   worktree  <cwd>/.opencode/plugins/nerdr.js, kept out of git
 
 import path from 'node:path';
+import { NerdrError } from '../errors.js';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { hasFlag, isObj, parseJson, readText, writeIfChanged, xdgConfigHome } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
@@ -19,7 +20,7 @@ const MARK = 'NERDR_INTEGRATION=opencode';
 
 export function opencodePluginSource(packageRoot: string): string {
   const text = readText(path.join(packageRoot, 'hooks', 'opencode', 'nerdr.js'));
-  if (text === undefined) throw new Error(`nerdr's opencode plugin is missing from ${packageRoot}/hooks/opencode`);
+  if (text === undefined) throw new NerdrError(`nerdr's opencode plugin is missing from ${packageRoot}/hooks/opencode`, 'nerdr is installed incompletely: install it again (npm install -g nerdr, or npm install in your clone)', { code: 'broken_install' });
   return text;
 }
 

@@ -6,6 +6,7 @@
 // `--session <id>` opens one again. Nothing is written outside nerdr's state folder.
 
 import path from 'node:path';
+import { NerdrError } from '../errors.js';
 import type { LaunchPlan, PlanInput } from './launch.js';
 import { flagValue, hasFlag, newUuid, readText, UUID_RE, writeIfChanged } from './common.js';
 import { mapPi } from './events/pi.js';
@@ -19,7 +20,7 @@ const NOT_THE_TUI = ['-p', '--print', '--mode', '--export', '--list-models', '-h
 
 export function piExtensionSource(packageRoot: string): string {
   const text = readText(path.join(packageRoot, 'hooks', 'pi', 'nerdr.js'));
-  if (text === undefined) throw new Error(`nerdr's pi extension is missing from ${packageRoot}/hooks/pi`);
+  if (text === undefined) throw new NerdrError(`nerdr's pi extension is missing from ${packageRoot}/hooks/pi`, 'nerdr is installed incompletely: install it again (npm install -g nerdr, or npm install in your clone)', { code: 'broken_install' });
   return text;
 }
 

@@ -4,6 +4,7 @@
 // through src/worktrees/git.ts's runner.
 
 import path from 'node:path';
+import { NerdrError } from '../errors.js';
 import { git, parseNumstat, type ChangedFile } from '../worktrees/git.js';
 
 export interface Repo {
@@ -64,7 +65,7 @@ export async function fileDiff(top: string, f: Pick<ReviewFile, 'kind' | 'path' 
   else args = ['diff', ...common, ...paths];
   const r = await git(top, args);
   // --no-index exits 1 when the files differ
-  if (r.code > 1 || (r.code === 1 && f.kind !== 'untracked')) throw new Error(r.stderr.trim() || `git diff exited ${r.code}`);
+  if (r.code > 1 || (r.code === 1 && f.kind !== 'untracked')) throw new NerdrError(`git diff failed in ${top}: ${r.stderr.trim() || `exit ${r.code}`}`, `run it there to see why: git -C ${JSON.stringify(top)} ${args.join(' ')}`, { code: 'git_failed' });
   return r.stdout;
 }
 

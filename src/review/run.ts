@@ -95,7 +95,7 @@ function actions(sock: string, session: string | null, refresh: () => void, open
     stepRows: (d, step) => stepRows(d, step),
     edit: async (d, file, line) => {
       const r = await tmux(sock, editorWindowArgs(session, d.repo ?? d.folder, editorArgv(process.env, file, line)));
-      if (r.code !== 0) throw new NerdrError(`cannot open a window for the editor: ${r.stderr.trim()}`);
+      if (r.code !== 0) throw new NerdrError(`cannot open a window for the editor: ${r.stderr.trim()}`, undefined, { code: 'tmux_command' });
       // made in the background, known as the panel's own, then shown: the switch it causes does
       // not take the panel off what it shows
       const win = r.stdout.trim();
@@ -115,7 +115,7 @@ export async function runReview(opts: RunReviewOptions): Promise<void> {
   let sub: Subscription | null = null;
   if (opts.socketFile && opts.pin?.kind !== 'folder') {
     sub = await subscribe(opts.socketFile, 'nerdr.subscribe', { active: true }, { timeoutMs: 5000 }).catch((err: unknown) => {
-      throw err instanceof SocketRequestError ? new NerdrError(`cannot follow the windows: ${err.message}`, 'check the supervisor with `nerdr doctor`') : err;
+      throw err instanceof SocketRequestError ? new NerdrError(`cannot follow the windows: ${err.message}`, 'check the supervisor with `nerdr doctor`', { code: err.code === 'timeout' ? 'no_answer' : err.code }) : err;
     });
   }
   const screen = blessed.screen({ smartCSR: true, fullUnicode: true, forceUnicode: true, title: 'nerdr review', warnings: false } as blessed.Widgets.IScreenOptions);

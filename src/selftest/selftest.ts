@@ -88,7 +88,7 @@ export async function selftest(o: SelftestOptions): Promise<SelftestReport> {
       await run?.cleanup().catch(() => undefined);
       await server?.close().catch(() => undefined);
       if (!o.keep) rmSync(runsDir, { recursive: true, force: true });
-      process.exit(signal === 'SIGINT' ? 130 : 143);
+      process.exit(signal === 'SIGINT' ? 130 : 143); // 128 + the signal's number, as a shell reports it
     })();
   };
   process.once('SIGINT', onSignal);

@@ -142,7 +142,7 @@ export class SessionStore {
    */
   save(s: SavedSession, opts: { snapshot?: 'when-due' | 'always' } = {}): void {
     const checked = savedSessionSchema.safeParse(s);
-    if (!checked.success) throw new NerdrError(`refusing to save session ${s.session}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
+    if (!checked.success) throw new NerdrError(`refusing to save session ${s.session}: ${checked.error.issues[0]?.message ?? 'invalid'}`, undefined, { code: 'internal' });
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const base = sessionBase(s.server, s.session);
     const file = path.join(this.dir, `${base}.json`);

@@ -178,7 +178,7 @@ function checkControl(sup: Supervisor, caller: WatchedAgent | null, target: Watc
   if (!caller) return;
   const loaded = loadConfig(configDir());
   const v = mayControl(node(caller), node(target), action, loaded.config.control);
-  if (!v.ok) throw new RpcError('not_permitted', `${v.reason}. To change it: ${controlFix(loaded.path)}`);
+  if (!v.ok) throw new RpcError('not_permitted', v.reason, false, controlFix(loaded.path));
 }
 
 /**
@@ -190,7 +190,7 @@ function unknowableError(a: WatchedAgent, why: string): RpcError {
   const fix = a.idleAfterMs === 0
     ? `start it with the quiet rule on (nerdr new --cmd … --idle-after 3), or give the program ${manifest}`
     : `send it once it waits at a prompt (nerdr explain ${a.name} says when), or give the program ${manifest}`;
-  return new RpcError('state_unknowable', `${a.name} (${a.windowId}): ${why}; the message was not queued; fix: ${fix}`);
+  return new RpcError('state_unknowable', `${a.name} (${a.windowId}): ${why}; the message was not queued`, false, fix);
 }
 
 export function registerApi(server: SocketServer, sup: Supervisor, socketPath: string): void {

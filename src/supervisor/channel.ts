@@ -3,6 +3,7 @@
 // attached to _nerdr (src/tmux/client.ts); the unit tests drive the supervisor with a fake.
 
 import { ControlClient, type Reply } from '../tmux/client.js';
+import { NerdrError } from '../errors.js';
 import { OutputKeeper } from '../tmux/keeper.js';
 import { serverRunning, tmux } from '../tmux/server.js';
 import { HIDDEN_SESSION } from './discover.js';
@@ -85,6 +86,6 @@ export async function ensureHiddenSession(socket: string, opts: { startServer?: 
     'sh', '-c', "printf 'nerdr internal session: agent windows are linked here so nerdr can watch them.\\n'; exec tail -f /dev/null",
   ], opts);
   if (r.code !== 0 && !/duplicate session/.test(r.stderr)) {
-    throw new Error(`cannot create the ${HIDDEN_SESSION} session: ${r.stderr.trim()}`);
+    throw new NerdrError(`cannot create the ${HIDDEN_SESSION} session: ${r.stderr.trim()}`, '`nerdr doctor` checks the tmux server', { code: 'tmux_error' });
   }
 }

@@ -115,8 +115,8 @@ export interface StartRecord {
   /** When it went on after waiting out a crash loop (ms); its life is counted from here. */
   ready?: number;
   pid: number;
-  /** How it ended: null while it runs (or when it was killed without a word), else the reason. */
-  ended: { at: number; clean: boolean; why: string } | null;
+  /** How it ended: null while it runs (or when it was killed without a word), else the reason, and what to do when its error said. */
+  ended: { at: number; clean: boolean; why: string; fix?: string } | null;
 }
 
 /** A supervisor that ended sooner than this after its start crashed early: a loop, if it repeats. */
@@ -173,8 +173,44 @@ export function withReady(starts: StartRecord[], pid: number, at: number): Start
 }
 
 /** The record with this pid's end written. Pure. */
-export function withEnd(starts: StartRecord[], pid: number, at: number, clean: boolean, why: string): StartRecord[] {
-  return starts.map((s) => (s.pid === pid && s.ended === null ? { ...s, ended: { at, clean, why } } : s));
+export function withEnd(starts: StartRecord[], pid: number, at: number, clean: boolean, why: string, fix?: string): StartRecord[] {
+  return starts.map((s) => (s.pid === pid && s.ended === null ? { ...s, ended: { at, clean, why, ...(fix ? { fix } : {}) } } : s));
+}
+
+/**
+ * Why the supervisor failed while a command waited for it since `since` (ms): the newest end
+ * after then that was not on purpose (a crash, a failed start, a lost tmux client), or null.
+ * The CLI says it at once instead of waiting out its 10 s. Pure.
+ */
+export function startFailure(starts: StartRecord[], since: number): { why: string; fix?: string } | null {
+  const ended = starts.filter((s) => s.ended && !s.ended.clean && s.ended.at >= since).sort((a, b) => b.ended!.at - a.ended!.at)[0]?.ended;
+  return ended ? { why: ended.why, ...(typeof ended.fix === 'string' ? { fix: ended.fix } : {}) } : null;
+}
+
+/**
+ * A crash loop under way: the newest start, waiting out the delay startDelay gave it, and when it
+ * tries again (ms), or null when no start waits. Pure.
+ */
+export function waitingStart(starts: StartRecord[]): { until: number; why: string } | null {
+  const waiting = starts.filter((s) => s.ended === null && s.ready === undefined).sort((a, b) => b.at - a.at)[0];
+  if (!waiting) return null;
+  const delay = startDelay(starts.filter((s) => s !== waiting), waiting.at);
+  return delay ? { until: waiting.at + delay.ms, why: delay.why } : null;
+}
+
+/**
+ * What a supervisor that died before it could write its start record (a tmux too old, no tmux
+ * server, a broken install) left in its log (`text`: what was appended while the command
+ * waited): the CLI's own `nerdr: …` error line with its `  fix: …`, else the first line naming an
+ * Error (Node's report of a crash), else null. Pure.
+ */
+export function failureInLog(text: string): { why: string; fix?: string } | null {
+  const lines = text.split('\n');
+  // an error always has its fix line (src/errors.ts render); a warning (`nerdr: …` alone) is no failure
+  const at = lines.findIndex((l, i) => l.startsWith('nerdr: ') && lines[i + 1]?.startsWith('  fix: '));
+  if (at >= 0) return { why: lines[at]!.slice('nerdr: '.length), fix: lines[at + 1]!.slice('  fix: '.length) };
+  const error = lines.find((l) => /^([A-Z]\w*)?Error\b/.test(l));
+  return error ? { why: error.trim() } : null;
 }
 
 export function readStarts(file: string): StartRecord[] {

@@ -108,8 +108,8 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     throw new NerdrError(`a supervisor is already running for this tmux server (pid ${lock.owner})`, 'use `nerdr supervisor status` or `nerdr supervisor restart`');
   }
   /** How this process ends, in its start record: on purpose (clean), or a crash tmux revives. */
-  const recordEnd = (clean: boolean, why: string): void => {
-    if (holderPane) writeStarts(files.starts, withEnd(readStarts(files.starts), process.pid, Date.now(), clean, why));
+  const recordEnd = (clean: boolean, why: string, fix?: string): void => {
+    if (holderPane) writeStarts(files.starts, withEnd(readStarts(files.starts), process.pid, Date.now(), clean, why, fix));
   };
 
   const loaded = loadConfig(configDir());
@@ -132,10 +132,10 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   let fleet: Fleet | null = null;
   let finishing = false;
   /** `revive`: a crash, which tmux answers with a new supervisor; otherwise the holder pane closes. */
-  const finish = async (code: number, revive = false, why = ''): Promise<void> => {
+  const finish = async (code: number, revive = false, why = '', fix?: string): Promise<void> => {
     if (finishing) return;
     finishing = true;
-    recordEnd(!revive, why || (revive ? 'crashed' : 'stopped'));
+    recordEnd(!revive, why || (revive ? 'crashed' : 'stopped'), fix);
     if (holderPane && !revive) await tmux(tmuxSocket, disarmArgs(holderPane)).catch(() => undefined);
     fleet?.stop();
     await spool?.close().catch(() => undefined);
@@ -159,8 +159,10 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     server = await serveSocket(sup, files.socket, log);
     await sup.start();
   } catch (err) {
-    log('error', `start failed: ${(err as Error).message}`);
-    await finish(1, true, `start failed: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`);
+    const fix = err instanceof NerdrError ? err.fix : undefined;
+    log('error', `start failed: ${(err as Error).message}${fix ? `; fix: ${fix}` : ''}`);
+    // the CLI waiting for this start says the reason and the fix at once (src/cli/context.ts)
+    await finish(1, true, `start failed: ${(err as Error).message.split('\n')[0]!.slice(0, 200)}`, fix);
     return;
   }
   try {

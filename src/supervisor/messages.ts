@@ -168,7 +168,7 @@ export class Messenger {
       const e = err as Error;
       this.deps.log('error', `${a.name}: a message was refused: the queue cannot be saved: ${e.message}`);
       const fix = e instanceof QueueWriteError ? e.fix : 'see the supervisor log, then send again';
-      throw new RpcError('queue_write_failed', `the message was not queued: ${e.message}; fix: ${fix}`);
+      throw new RpcError('queue_write_failed', `the message was not queued: ${e.message}`, false, fix);
     }
     this.deps.changed(a);
   }

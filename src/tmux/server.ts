@@ -100,7 +100,7 @@ export function tmux(socketPath: string, args: string[], opts: { input?: string;
 /** Like tmux(), but a non-zero exit becomes an error carrying tmux's own words. */
 export async function tmuxOk(socketPath: string, args: string[], opts: { startServer?: boolean } = {}): Promise<string> {
   const r = await tmux(socketPath, args, opts);
-  if (r.code !== 0) throw new NerdrError(`tmux ${args[0]} failed: ${r.stderr.trim() || `exit ${r.code}`}`);
+  if (r.code !== 0) throw new NerdrError(`tmux ${args[0]} failed: ${r.stderr.trim() || `exit ${r.code}`}`, undefined, { code: 'tmux_command' });
   return r.stdout;
 }
 

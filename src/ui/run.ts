@@ -60,7 +60,7 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
     try {
       return (await request(opts.socketFile, method, params, { timeoutMs: 5000 })) as T;
     } catch (err) {
-      if (err instanceof SocketRequestError) throw new NerdrError(err.message);
+      if (err instanceof SocketRequestError) throw new NerdrError(err.message, err.fix, { code: err.code === 'timeout' ? 'no_answer' : err.code });
       throw err;
     }
   };
@@ -74,7 +74,7 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
     const { captureRemote, refuseAgentWindow } = await import('../cli/fleet.js');
     refuseAgentWindow(args[0]!, `${host}:${args[1] ?? ''}`);
     const r = await captureRemote(fleet!, fleet!.hosts[host]!, args);
-    if (r.code !== 0) throw new NerdrError(`${host}: ${(r.stderr.trim().split('\n').pop() ?? '') || `exit ${r.code}`}`);
+    if (r.code !== 0) throw new NerdrError(`${host}: ${(r.stderr.trim().split('\n').pop() ?? '') || `exit ${r.code}`}`, `try it by hand: nerdr ${args.join(' ')} on ${host} (nerdr fleet ls shows how it is reached)`);
     return r.stdout;
   };
   return {
@@ -94,18 +94,18 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
       await ask('nerdr.stop-agent', { target });
     },
     jump: async (row: DashRow) => {
-      if (!client) throw new NerdrError('no tmux client to switch: run the dashboard inside tmux');
+      if (!client) throw new NerdrError('no tmux client to switch: run the dashboard inside tmux', "tmux display-popup -E -w 80% -h 80% 'nerdr dash'");
       const far = remote(row.window);
       if (far) {
         const { openFleetWindow } = await import('../cli/fleet.js');
         const h = (await ask<{ hosts: HostStatus[] }>('nerdr.fleet', {})).hosts.find((x) => x.name === far.host);
         const agent = h?.agents.find((x) => x.window === far.window);
-        if (!agent) throw new NerdrError(`${row.name} is no longer on ${far.host}`);
+        if (!agent) throw new NerdrError(`${row.name} is no longer on ${far.host}`, `nerdr ls --fleet shows what runs there now`, { code: 'agent_gone' });
         return openFleetWindow(opts.sock, client, fleet!, far.host, agent);
       }
       const session = row.sessions.includes(client.session) ? client.session : row.session;
       const r = await tmux(opts.sock, ['switch-client', '-c', client.name, '-t', `=${session}:${row.window}`]);
-      if (r.code !== 0) throw new NerdrError(`cannot switch to ${row.name}: ${r.stderr.trim()}`);
+      if (r.code !== 0) throw new NerdrError(`cannot switch to ${row.name}: ${r.stderr.trim()}`, undefined, { code: 'tmux_command' });
     },
   };
 }
@@ -113,7 +113,7 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
 export async function runDash(opts: RunDashOptions): Promise<void> {
   const [client, looks] = await Promise.all([openingClient(opts.sock, opts.client), readLooks(opts.sock)]);
   const sub = await subscribe(opts.socketFile, 'nerdr.subscribe', {}, { timeoutMs: 5000 }).catch((err: unknown) => {
-    throw err instanceof SocketRequestError ? new NerdrError(`cannot follow the agents: ${err.message}`, 'check the supervisor with `nerdr doctor`') : err;
+    throw err instanceof SocketRequestError ? new NerdrError(`cannot follow the agents: ${err.message}`, 'check the supervisor with `nerdr doctor`', { code: err.code === 'timeout' ? 'no_answer' : err.code }) : err;
   });
   const screen = blessed.screen({ smartCSR: true, fullUnicode: true, forceUnicode: true, title: 'nerdr', warnings: false } as blessed.Widgets.IScreenOptions);
   // box lines and · as UTF-8, not through the terminal's line-drawing set: tmux keeps those

@@ -48,7 +48,7 @@ export class WorktreeRegistry {
       text = readFileSync(this.file, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new NerdrError(`cannot read ${this.file}: ${(err as Error).message}`);
+      throw new NerdrError(`cannot read ${this.file}: ${(err as Error).message}`, 'fix its permissions (it is yours, mode 600), or move it away: nerdr then forgets the worktrees it made, which stay on disk');
     }
     let raw: unknown;
     try {

@@ -125,7 +125,7 @@ export async function checkoutChanges(top: string, base: string | null): Promise
     git(top, ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all']),
     base ? aheadBehind(top, base) : Promise.resolve(null),
   ]);
-  if (st.code !== 0) throw new Error(st.stderr.trim() || `git status exited ${st.code}`);
+  if (st.code !== 0) throw new NerdrError(`git status failed in ${top}: ${st.stderr.trim() || `exit ${st.code}`}`, `run it there to see why: git -C ${JSON.stringify(top)} status`, { code: 'git_failed' });
   const s = parseStatusV2(st.stdout);
   const files = changesOf(s.entries);
   const staged = files.filter((f) => f.kind === 'staged').flatMap((f) => (f.from ? [f.from, f.path] : [f.path]));

@@ -12,6 +12,8 @@ export class SocketRequestError extends Error {
     message: string,
     /** The server's whole error reply, when there was one. */
     readonly response?: unknown,
+    /** The reply's `fix`: what the user can do about it (nerdr's supervisor; herdr sends none). */
+    readonly fix?: string,
   ) {
     super(message);
     this.name = 'SocketRequestError';
@@ -129,11 +131,12 @@ function open(path: string, line: string, opts: RequestOptions): Exchange {
 
 function resultOf(reply: Record<string, unknown>): unknown {
   if ('error' in reply) {
-    const err = (reply.error ?? {}) as { code?: unknown; message?: unknown };
+    const err = (reply.error ?? {}) as { code?: unknown; message?: unknown; fix?: unknown };
     throw new SocketRequestError(
       typeof err.code === 'string' ? err.code : 'unknown_error',
       typeof err.message === 'string' ? err.message : 'request failed',
       reply,
+      typeof err.fix === 'string' && err.fix !== '' ? err.fix : undefined,
     );
   }
   return reply.result;

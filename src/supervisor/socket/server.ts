@@ -13,7 +13,7 @@
 
 import { createServer, type Server, type Socket } from 'node:net';
 import { lstat, chmod, unlink } from 'node:fs/promises';
-import { RpcError, invalidRequest } from './errors.js';
+import { RpcError, asRpcError, invalidRequest } from './errors.js';
 import { stringifyExact } from './exact-json.js';
 import { isHerdrReportMethod, parseHerdrReport, type ParsedReport } from './herdr.js';
 import { authenticateHook } from './hook-params.js';
@@ -191,7 +191,7 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
       else sock.end(() => sock.destroy());
     };
     const replyError = (id: string, err: RpcError): void => {
-      write({ id: err.anonymous ? '' : id, error: { code: err.code, message: err.message } });
+      write({ id: err.anonymous ? '' : id, error: { code: err.code, message: err.message, ...(err.fix ? { fix: err.fix } : {}) } });
     };
 
     sock.on('error', () => finish(true));
@@ -261,8 +261,9 @@ export async function createSocketServer<W>(opts: SocketServerOptions<W>): Promi
       try {
         result = await route(req, line, ctx);
       } catch (e) {
-        const err = e instanceof RpcError ? e : new RpcError('internal_error', e instanceof Error ? e.message : String(e));
-        if (!(e instanceof RpcError)) log(`socket: ${req.method} failed: ${err.message}`);
+        const err = asRpcError(e);
+        // the reply's fix sends the user here: the log has the stack of what nobody expected
+        if (!(e instanceof RpcError)) log(`socket: ${req.method} failed: ${err.code === 'internal_error' && e instanceof Error && e.stack ? e.stack : err.message}`);
         replyError(req.id, err);
         stream?.markClosed();
         finish();

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CODES } from '../../../src/errors.js';
 import { call, req, SECRET, startServer, WINDOW, type Harness } from './helpers.js';
 import type { Report } from '../../../src/supervisor/socket/index.js';
 import { applyHerdrReport } from '../../../src/supervisor/reports.js';
@@ -317,6 +318,6 @@ describe('nerdr.hook', () => {
       },
     });
     const reply = await call(h.path, req('nerdr.hook', { secret: SECRET, agent: 'x', event: {} }));
-    expect(reply).toEqual({ id: 'r1', error: { code: 'internal_error', message: 'boom' } });
+    expect(reply).toEqual({ id: 'r1', error: { code: 'internal_error', message: 'boom', fix: CODES.internal_error.fix } });
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { request, RpcError, SocketRequestError, subscribe } from '../../../src/supervisor/socket/index.js';
+import { CODES, TmuxCommandError } from '../../../src/errors.js';
 import { call, RawClient, req, startServer, type Harness } from './helpers.js';
 
 let h: Harness;
@@ -27,15 +28,31 @@ describe('handler registry', () => {
     expect(await call(h.path, req('nerdr.send', {}))).toEqual({ id: 'r1', result: { type: 'ok' } });
   });
 
-  it('maps RpcError to its code and other errors to internal_error', async () => {
+  it('maps RpcError to its code, a tmux refusal to tmux_error and other errors to internal_error, each with a fix', async () => {
     h.server.handle('nerdr.read', () => {
       throw new RpcError('agent_not_found', 'no agent named x');
     });
     h.server.handle('nerdr.explain', async () => {
       throw new Error('oops');
     });
+    h.server.handle('nerdr.stop-agent', async () => {
+      throw new TmuxCommandError('kill-window', 'the command was skipped (the control client is gone)');
+    });
+    h.server.handle('nerdr.send', () => {
+      throw new RpcError('queue_write_failed', 'the message was not queued: disk full', false, 'free some space');
+    });
     expect(await call(h.path, req('nerdr.read', {}))).toEqual({ id: 'r1', error: { code: 'agent_not_found', message: 'no agent named x' } });
-    expect(await call(h.path, req('nerdr.explain', {}))).toEqual({ id: 'r1', error: { code: 'internal_error', message: 'oops' } });
+    expect(await call(h.path, req('nerdr.explain', {}))).toEqual({ id: 'r1', error: { code: 'internal_error', message: 'oops', fix: CODES.internal_error.fix } });
+    expect(await call(h.path, req('nerdr.stop-agent', {}))).toEqual({
+      id: 'r1',
+      error: { code: 'tmux_error', message: 'tmux kill-window failed: the command was skipped (the control client is gone)', fix: CODES.tmux_error.fix },
+    });
+    expect(await call(h.path, req('nerdr.send', {}))).toEqual({ id: 'r1', error: { code: 'queue_write_failed', message: 'the message was not queued: disk full', fix: 'free some space' } });
+    // the client keeps the fix apart from the message
+    const e = await request(h.path, 'nerdr.send', {}).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(SocketRequestError);
+    expect((e as SocketRequestError).fix).toBe('free some space');
+    expect((e as SocketRequestError).message).toBe('the message was not queued: disk full');
   });
 
   it('refuses to register built-in or duplicate methods, and unregisters', async () => {

@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   armArgs,
   disarmArgs,
+  failureInLog,
   findHolder,
   holderArgv,
   holderEnvironment,
   newHolderArgs,
   recentCrashes,
   startDelay,
+  startFailure,
+  waitingStart,
   withEnd,
   withReady,
   withStart,
@@ -84,5 +87,41 @@ describe('crash loops', () => {
     r = withEnd(r, 1, 8500, false, 'uncaught: boom');
     expect(recentCrashes(r)).toHaveLength(1);
     expect(r[0]!.ended).toEqual({ at: 8500, clean: false, why: 'uncaught: boom' });
+  });
+});
+
+describe("a failed start, said at once (the CLI's ensureSupervisor)", () => {
+  const since = 1_000_000;
+  it('the newest end since the command began waiting that was not on purpose', () => {
+    const starts: StartRecord[] = [
+      { at: since - 5000, pid: 1, ended: { at: since - 4000, clean: false, why: 'an old crash' } },
+      { at: since + 10, pid: 2, ended: { at: since + 200, clean: false, why: 'start failed: socket: refusing to serve' } },
+      { at: since + 300, pid: 3, ended: null },
+    ];
+    expect(startFailure(starts, since)).toEqual({ why: 'start failed: socket: refusing to serve' });
+    const withFix = withEnd([{ at: since + 10, pid: 6, ended: null }], 6, since + 50, false, 'start failed: /s exists and is not a socket', 'move that file away');
+    expect(startFailure(withFix, since)).toEqual({ why: 'start failed: /s exists and is not a socket', fix: 'move that file away' });
+    expect(startFailure(starts.slice(0, 1), since)).toBeNull(); // before the command: not its failure
+    expect(startFailure([{ at: since + 10, pid: 4, ended: { at: since + 20, clean: true, why: 'another supervisor runs' } }], since)).toBeNull();
+    expect(startFailure([{ at: since + 10, pid: 5, ended: null }], since)).toBeNull(); // still starting
+    expect(startFailure([], since)).toBeNull();
+  });
+
+  it('a crash loop under way: the start that waits, and until when', () => {
+    const crash = (at: number, pid: number): StartRecord => ({ at, pid, ended: { at: at + 100, clean: false, why: 'uncaught: boom' } });
+    const loop = [crash(since, 1), crash(since + 1000, 2), crash(since + 2000, 3)];
+    expect(waitingStart([...loop, { at: since + 3000, pid: 4, ended: null }])).toEqual({ until: since + 5000, why: expect.stringMatching(/3 times in a row .*last: uncaught: boom/) });
+    expect(waitingStart([...loop, { at: since + 3000, pid: 4, ready: since + 5000, ended: null }])).toBeNull(); // went on
+    expect(waitingStart([crash(since, 1), { at: since + 3000, pid: 4, ended: null }])).toBeNull(); // no loop: no wait
+    expect(waitingStart(loop)).toBeNull();
+  });
+
+  it("what a supervisor that died before its record left in the log: nerdr's own line and fix, else Node's error line", () => {
+    expect(failureInLog('nerdr: tmux 3.1 found; nerdr needs tmux 3.2 or newer\n  fix: apt install tmux\n')).toEqual({ why: 'tmux 3.1 found; nerdr needs tmux 3.2 or newer', fix: 'apt install tmux' });
+    expect(failureInLog('2026-12-03T10:00:00.000Z info starting\nnerdr: no tmux server is running at /x\n  fix: start tmux\n')).toEqual({ why: 'no tmux server is running at /x', fix: 'start tmux' });
+    expect(failureInLog('nerdr: the state folder /s is open to group/others\n2026-12-03T10:00:00.000Z info ready\n')).toBeNull(); // a warning
+    expect(failureInLog('file:///a.js:3\n  x(\n   ^\n\nSyntaxError: Unexpected end of input\n    at foo\n\nNode.js v20.1.0\n')).toEqual({ why: 'SyntaxError: Unexpected end of input' });
+    expect(failureInLog('2026-12-03T10:00:00.000Z info supervisor 12 starting\n')).toBeNull();
+    expect(failureInLog('')).toBeNull();
   });
 });

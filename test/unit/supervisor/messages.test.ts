@@ -58,7 +58,9 @@ describe('Messenger.enqueue', () => {
     const e = thrown(() => m.enqueue(a, 'hello'));
     expect(e).toBeInstanceOf(RpcError);
     expect((e as RpcError).code).toBe('queue_write_failed');
-    expect((e as RpcError).message).toMatch(/^the message was not queued: cannot write .*ag1\.json: ENOSPC.*; fix: free some space/);
+    expect((e as RpcError).message).toMatch(/^the message was not queued: cannot write .*ag1\.json: ENOSPC/);
+    expect((e as RpcError).message).not.toMatch(/fix:/); // the fix travels in its own field
+    expect((e as RpcError).fix).toMatch(/free some space/);
     expect(m.queue(a).messages).toEqual([]);
     expect(m.suffix(a)).toBe('');
     expect(lines).toEqual([]); // nothing pasted
