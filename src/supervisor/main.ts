@@ -29,13 +29,20 @@ function applyHook(sup: Supervisor, h: HookReport<WatchedAgent>): void {
 /**
  * The supervisor's socket: secrets are checked against the windows' stored hashes, hook events
  * and herdr reports go to the supervisor, and the CLI's methods are registered.
+ *
+ * `known` settles once the supervisor has found the server's windows (Supervisor.start): a report
+ * that arrives before that waits for it rather than being refused as an unknown secret (a revived
+ * supervisor listens before it has read tmux, and its windows' hooks keep reporting).
  */
-export async function serveSocket(sup: Supervisor, path: string, log: Logger): Promise<SocketServer> {
+export async function serveSocket(sup: Supervisor, path: string, log: Logger, known: Promise<unknown> = Promise.resolve()): Promise<SocketServer> {
   const server = await createSocketServer({
     path,
     // herdr's clients read ping's version as the server's build: nerdr's own
     version: NERDR_VERSION,
-    authenticate: (secret) => sup.windowBySecret(secret),
+    authenticate: async (secret) => {
+      await known;
+      return sup.windowBySecret(secret);
+    },
     log: (m) => log('info', m),
     onHook: (h) => applyHook(sup, h),
     onReport: (r) => sup.onReport(r.window, r),
@@ -155,9 +162,12 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     void finish(1, true, `uncaught: ${err.message.split('\n')[0]!.slice(0, 200)}`);
   });
 
+  let windowsKnown!: () => void;
+  const known = new Promise<void>((resolve) => (windowsKnown = resolve));
   try {
-    server = await serveSocket(sup, files.socket, log);
+    server = await serveSocket(sup, files.socket, log, known);
     await sup.start();
+    windowsKnown();
   } catch (err) {
     const fix = err instanceof NerdrError ? err.fix : undefined;
     log('error', `start failed: ${(err as Error).message}${fix ? `; fix: ${fix}` : ''}`);

@@ -54,7 +54,7 @@ afterEach(async () => {
 const NO_RULES = { get: () => undefined } as unknown as ManifestRegistry;
 
 /** A watched window running `agent`, its screen an idle prompt, served on a real socket. */
-async function windowFor(agent: string, secret = SECRET): Promise<Win> {
+async function windowFor(agent: string, secret = SECRET, known: Promise<unknown> = Promise.resolve()): Promise<Win> {
   const dir = await mkdtemp(join(tmpdir(), 'nerdr-herdr-scripts-'));
   const rig = await startRig(
     (t) => void t.addPane({ agent, name: agent, argv: [agent], cwd: dir, secretHash: hashSecret(secret), session: 'work', index: 1, pid: 0 }),
@@ -64,7 +64,7 @@ async function windowFor(agent: string, secret = SECRET): Promise<Win> {
   const a = sup.agents.get('%1')!;
   idleScreen(a);
   const path = join(dir, 'nerdr.sock');
-  const server = await serveSocket(sup, path, () => undefined);
+  const server = await serveSocket(sup, path, () => undefined, known);
   win = { rig, sup, a, path, server, dir };
   return win;
 }
@@ -111,6 +111,21 @@ let ms = BigInt(Date.now()) * 1000n;
 const jsSeq = (): bigint => ++ms;
 
 const ok = { result: { type: 'ok' } };
+
+describe('a supervisor that listens before it has found its windows (a revival)', () => {
+  it('holds a report with a good secret until the windows are known, then applies it: not pane_not_found', async () => {
+    let windowsKnown!: () => void;
+    const w = await windowFor('kimi', SECRET, new Promise<void>((resolve) => (windowsKnown = resolve)));
+    let answered: Record<string, unknown> | null = null;
+    const pending = send(w, 'pane.report_agent', { source: 'herdr:kimi', agent: 'kimi', seq: timeNs(), state: 'working' }).then((r) => (answered = r));
+    // the socket answers other requests meanwhile: the report is still waiting
+    await call(w.path, '{"id":"p","method":"ping","params":{}}');
+    expect(answered).toBeNull();
+    windowsKnown();
+    expect(await pending).toEqual({ id: 'herdr:kimi:1', ...ok });
+    expect(await row(w)).toMatchObject({ state: 'working' });
+  });
+});
 
 describe('ping', () => {
   it("answers herdr's protocol 20 and nerdr's own version (not 0.0.0)", async () => {
