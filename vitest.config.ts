@@ -1,10 +1,102 @@
-import { defineConfig } from 'vitest/config';
+// `npm test`: the unit tests, then the live tests against real tmux, in tiers (docs/testing.md).
+//
+// - unit: pure logic, CPU-bound, first.
+// - live: tests that mostly wait (on tmux, on timers, on the supervisor), several files at once.
+// - floods: tests that flood output or time a stall or a revival: one file at a time, alone,
+//   so that no other test takes the CPU they measure.
+//
+// The live tests run on the tmux on PATH. NERDR_TEST_TMUX names more tmux builds
+// (`3.2a=/path/to/bin,3.7c=/path/to/bin`, as .ci/run sets it): the tmux-contract tier (CONTRACT,
+// what differs between tmux versions) runs again on each of them, in the same run; the product
+// flows run once.
+import path from 'node:path';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+/** Files that flood output or events, or measure a stall or a revival: one at a time. */
+const FLOODS = ['foundation', 'stall', 'stall-holdup', 'adoption', 'revival', 'mirror', 'exit-guard', 'spool'];
+/** What depends on the tmux version: the control protocol, the mirror, hooks and formats. */
+const CONTRACT = [
+  'foundation',
+  'stall',
+  'stall-holdup',
+  'adoption',
+  'revival',
+  'mirror',
+  'exit-guard',
+  'hostile-names',
+  'status-colours',
+  'status-offline',
+  'status-reload',
+  'identify',
+  'locale',
+  'message-once',
+  'messages',
+];
+/** Live files that wait more than they compute run side by side, this many at once. */
+const LIVE_WORKERS = 4;
+
+const files = (names: string[]): string[] => names.map((n) => `test/live/${n}.test.ts`);
+
+const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks' as const };
+
+/** The live tiers for one tmux (its bin folder first on PATH), or the one on PATH. */
+function liveProjects(version: string | null, bin: string | null, group: number): TestProjectInlineConfiguration[] {
+  const suffix = version ? `@${version}` : '';
+  const env = bin ? { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` } : {};
+  return [
+    {
+      test: {
+        ...shared,
+        name: `live${suffix}`,
+        include: version ? files(CONTRACT.filter((n) => !FLOODS.includes(n))) : ['test/live/**/*.test.ts'],
+        exclude: files(FLOODS),
+        env,
+        maxWorkers: LIVE_WORKERS,
+        sequence: { groupOrder: 1 },
+      },
+    },
+    {
+      test: {
+        ...shared,
+        name: `floods${suffix}`,
+        include: files(version ? FLOODS.filter((n) => CONTRACT.includes(n)) : FLOODS),
+        env,
+        maxWorkers: 1,
+        sequence: { groupOrder: group },
+      },
+    },
+  ];
+}
+
+/** `3.2a=/bin/dir,3.7c=/bin/dir` → [[version, bin]]. */
+function extraTmux(spec: string | undefined): [string, string][] {
+  if (!spec) return [];
+  return spec
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`NERDR_TEST_TMUX: "${pair}" is not VERSION=BIN_DIR (e.g. 3.2a=$HOME/.cache/nerdr-tmux/3.2a/bin)`);
+      return [pair.slice(0, at), pair.slice(at + 1)] as [string, string];
+    });
+}
+
+const extra = extraTmux(process.env.NERDR_TEST_TMUX);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30000,
-    hookTimeout: 30000,
-    pool: 'forks',
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      ...liveProjects(null, null, 2),
+      ...extra.flatMap(([version, bin], i) => liveProjects(version, bin, 3 + i)),
+    ],
   },
 });

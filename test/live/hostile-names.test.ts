@@ -114,8 +114,10 @@ describe.skipIf(!tmuxAvailable)('hostile folder and session names reach tmux lit
   });
 
   it('a session holding only --cmd windows is saved, and restore brings back #(…) session names and `;` folders literally', async () => {
+    // --idle-after 600: the quiet rule gives up on `sleep` (no prompt) only after 10 minutes, so the
+    // queued message stays queued until the restore (after 3 s, the default, it would be dropped)
     for (const [name, dir] of [['semi', semiDir], ['fmt2', formatDir]] as const) {
-      const r = await env.nerdr('new', '-d', '-t', evil, '--name', name, '--cwd', dir, '--cmd', 'sleep 100');
+      const r = await env.nerdr('new', '-d', '-t', evil, '--name', name, '--cwd', dir, '--idle-after', '600', '--cmd', 'sleep 100');
       expect(r.code, r.stderr).toBe(0);
     }
     const q = await env.nerdr('send', 'fmt2', 'kept through the restore');

@@ -214,7 +214,9 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('the hook spool, live', () => {
       const all = await env.lsJson();
       const mine = wins.map((w) => all.find((r) => r.window === w.win)!);
       if (waiting().length === 0 && mine.every((r) => r.state === 'done' && r.subagents === 0)) return mine;
-      throw new Error(`${waiting().length} waiting; ${mine.map((r) => `${r.name} ${r.state} ${r.subagents} ${r.conversationId?.slice(-8)}`).join(', ')}; log: ${readFileSync(log, 'utf8').split('\n').slice(-5).join(' | ')}`);
+      const behind = mine.filter((r) => r.state !== 'done').map((r) => r.name);
+      const about = readFileSync(log, 'utf8').split('\n').filter((l) => /spool:/.test(l) && behind.some((b) => l.includes(b)));
+      throw new Error(`${waiting().length} waiting; ${mine.map((r) => `${r.name} ${r.state} ${r.subagents} ${r.conversationId?.slice(-8)}`).join(', ')}; log: ${[...about.slice(-5), ...readFileSync(log, 'utf8').split('\n').slice(-5)].join(' | ')}`);
     }, { timeoutMs: 30_000, what: 'all ten windows done with no subagent left' });
     const doneMs = Date.now() - t0;
     process.stderr.write(`[spool] 1,000 events written in ${wroteMs} ms; all ten windows right ${doneMs} ms after the first\n`);

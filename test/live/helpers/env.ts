@@ -19,6 +19,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serverFiles } from '../../../src/paths.js';
+import { request, SocketRequestError } from '../../../src/supervisor/socket/index.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const NERDR_BIN = path.join(REPO_ROOT, 'bin', 'nerdr.js');
@@ -184,9 +186,9 @@ export interface LiveEnv {
   tmux(...args: string[]): Promise<RunResult>;
   /** Like tmux() but throws with tmux's stderr on a non-zero exit; returns stdout. */
   tmuxOk(...args: string[]): Promise<string>;
-  /** `nerdr ls --json`, parsed; throws with stderr when it fails. */
+  /** What `nerdr ls --json` prints, parsed: the supervisor's reply over its socket, else the CLI's (which starts one); throws when it fails. */
   lsJson(): Promise<AgentRowLike[]>;
-  /** The running supervisor's pid: from `nerdr supervisor status --json`, else the lock file. */
+  /** The running supervisor's pid: from its socket (what `supervisor status --json` prints), else the lock file. */
   supervisorPid(): Promise<number | null>;
   /** A pid the cleanup must end too (a process a test started). */
   track(pid: number): void;
@@ -302,7 +304,23 @@ export async function startLiveEnv(opts: StartOptions = {}): Promise<LiveEnv> {
   };
   const nerdr = (...args: string[]): Promise<RunResult> => nerdrWith(args);
 
+  // What `nerdr ls --json` and `supervisor status --json` print is the supervisor's reply as it
+  // is: asked over its socket from this process, a wait that polls costs no node start each time
+  // (on 2 cores, a `nerdr ls` every 50 ms per test was most of the CPU the live tests used)
+  const socketFile = serverFiles(socketPath, env).socket;
+  const ask = async (method: string): Promise<unknown> => {
+    try {
+      return await request(socketFile, method, {}, { timeoutMs: 10_000 });
+    } catch (err) {
+      // none answers, or the one that did went away mid-request (a kill -9): the CLI's turn
+      if (err instanceof SocketRequestError && ['server_not_running', 'connection_failed', 'connection_closed', 'timeout'].includes(err.code)) return undefined;
+      throw err;
+    }
+  };
+
   const supervisorPid = async (): Promise<number | null> => {
+    const info = (await ask('nerdr.info').catch(() => undefined)) as { pid?: number } | undefined;
+    if (typeof info?.pid === 'number') return info.pid;
     const r = await nerdrWith(['supervisor', 'status', '--json'], { timeoutMs: 10_000 }).catch(() => null);
     if (r && r.code === 0) {
       try {
@@ -328,6 +346,9 @@ export async function startLiveEnv(opts: StartOptions = {}): Promise<LiveEnv> {
     tmux: tmuxRun,
     tmuxOk,
     async lsJson() {
+      // no supervisor answers: the CLI, which starts one when there are windows to watch
+      const reply = (await ask('nerdr.ls')) as { agents: AgentRowLike[] } | undefined;
+      if (reply) return reply.agents;
       const r = await nerdr('ls', '--json');
       if (r.code !== 0) throw new Error(`nerdr ls --json exited ${r.code}: ${r.stderr.trim()}`);
       return JSON.parse(r.stdout) as AgentRowLike[];

@@ -19,15 +19,22 @@ export const sshUnavailable: string | null = !SSHD
     ? 'no ssh client'
     : null;
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
+/**
+ * A port for sshd to try: outside the kernel's ephemeral range (where every outgoing connection
+ * and every `listen(0)` of the other tests that run meanwhile takes its port), so that only an
+ * explicit bind can take it. sshd itself says when the bind fails, and start tries another:
+ * no port is picked by listening, closed and then reused.
+ */
+export function candidatePort(): number {
+  let low = 32768;
+  try {
+    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
+  } catch {
+    /* not Linux: the usual range */
+  }
+  const from = 10_000;
+  const to = Math.max(from + 1000, low);
+  return from + Math.floor(Math.random() * (to - from));
 }
 
 function listening(port: number): Promise<boolean> {
@@ -89,32 +96,59 @@ export async function startSshd(dir: string, authorized: string): Promise<Sshd> 
   keyPair(hostKey);
   const keys = path.join(dir, 'authorized_keys');
   writeFileSync(keys, authorized, { mode: 0o600 });
-  const port = await freePort();
+  let port = candidatePort();
   const config = path.join(dir, 'sshd_config');
-  writeFileSync(
-    config,
-    [
-      `Port ${port}`,
-      'ListenAddress 127.0.0.1',
-      `HostKey ${hostKey}`,
-      `AuthorizedKeysFile ${keys}`,
-      `PidFile ${path.join(dir, 'sshd.pid')}`,
-      // the test's folders are under /tmp, which sshd's StrictModes would refuse
-      'StrictModes no',
-      'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no',
-      'UsePAM no',
-      'PermitRootLogin prohibit-password',
-      'AcceptEnv TMUX_TMPDIR NERDR_STATE_DIR NERDR_CONFIG_DIR PATH LANG LC_ALL',
-      '',
-    ].join('\n'),
-  );
+  const writeConfig = (): void =>
+    writeFileSync(
+      config,
+      [
+        `Port ${port}`,
+        'ListenAddress 127.0.0.1',
+        `HostKey ${hostKey}`,
+        `AuthorizedKeysFile ${keys}`,
+        `PidFile ${path.join(dir, 'sshd.pid')}`,
+        // the test's folders are under /tmp, which sshd's StrictModes would refuse
+        'StrictModes no',
+        'PasswordAuthentication no',
+        'KbdInteractiveAuthentication no',
+        'UsePAM no',
+        'PermitRootLogin prohibit-password',
+        'AcceptEnv TMUX_TMPDIR NERDR_STATE_DIR NERDR_CONFIG_DIR PATH LANG LC_ALL',
+        '',
+      ].join('\n'),
+    );
+  writeConfig();
   let child: ChildProcess | null = null;
   let log = '';
+  /** Runs sshd on `port`: true once it listens there, false when it could not bind it. */
+  const startOn = async (): Promise<boolean> => {
+    const c = spawn(SSHD!, ['-f', config, '-D', '-e'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = c;
+    let exited = false;
+    c.once('exit', () => void (exited = true));
+    c.stderr!.on('data', (d: Buffer) => void (log += d.toString()));
+    // ours listens once sshd says so on its stderr (-e): not a connect, which another program
+    // on the port would answer too
+    const up = await waitFor(() => (exited ? 'exited' : /Server listening on 127\.0\.0\.1 port \d+/.test(log) ? 'listening' : false), {
+      what: `sshd on 127.0.0.1:${port} (${log.trim().split('\n').pop() ?? ''})`,
+      timeoutMs: 10_000,
+    });
+    if (up === 'listening') return true;
+    child = null;
+    if (!/Bind to port \d+ .* failed|Cannot bind any address/.test(log)) throw new Error(`sshd exited: ${log.trim()}`);
+    return false;
+  };
+  /** On the same port as before (a host that comes back); the first start may move to another. */
+  let started = false;
   const start = async (): Promise<void> => {
-    child = spawn(SSHD!, ['-f', config, '-D', '-e'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr!.on('data', (d: Buffer) => void (log += d.toString()));
-    await waitFor(() => listening(port), { what: `sshd on 127.0.0.1:${port} (${log.trim().split('\n').pop() ?? ''})`, timeoutMs: 10_000 });
+    for (let attempt = 0; ; attempt++) {
+      log = '';
+      if (await startOn()) break;
+      if (started || attempt >= 10) throw new Error(`sshd cannot bind 127.0.0.1:${port}: ${log.trim()}`);
+      port = candidatePort();
+      writeConfig();
+    }
+    started = true;
   };
   const kill = async (): Promise<void> => {
     const c = child;
