@@ -85,6 +85,8 @@ const extra = extraTmux(process.env.NERDR_TEST_TMUX);
 
 export default defineConfig({
   test: {
+    // the tiers' table and failures at the end (test/tiers-reporter.ts)
+    reporters: ['default', './test/tiers-reporter.ts'],
     projects: [
       {
         test: {
