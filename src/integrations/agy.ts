@@ -9,7 +9,7 @@
 // launch sets NERDR_AGY_HOOK=1 to mark the agy nerdr started (the hook side checks it).
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { homeOf, hookCommand, isObj, parseJson } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapAgy } from './events/agy.js';

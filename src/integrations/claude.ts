@@ -3,7 +3,7 @@
 // Nothing is written into ~/.claude.
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, homeOf, hookCommand, hookGroups, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, withoutFlag, type HookGroup } from './common.js';
 import { mapClaude } from './events/claude.js';
 import { claudeSkillPlugin } from './skill.js';

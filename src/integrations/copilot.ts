@@ -12,7 +12,7 @@
 // Also `--session-id <uuid>` unless the user resumes/continues/names one.
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, mentionsOurHook, newUuid, parseJson, readText, sha, UUID_RE, writeIfChanged } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapCopilot } from './events/copilot.js';

@@ -14,8 +14,7 @@
 // Always `--session-id <uuid>` (unless the user resumes or names one), so the conversation resumes.
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
-import { agentConfig } from '../config.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, mentionsOurHook, newUuid, parseJson, readText, UUID_RE } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import type { InstallMode } from './modes.js';
@@ -120,7 +119,7 @@ export function planGemini(p: PlanInput): LaunchPlan {
   // it is kept current and this gemini reports. --no-hooks and `hooks = false` turn it off.
   let wiring: LaunchPlan['wiring'] = 'off';
   const c: InstallCtx = { env: p.env, cwd: ctx.cwd, nerdrBin: ctx.nerdrBin, packageRoot: ctx.packageRoot, stateDir: ctx.stateDir };
-  const refused = !ctx.hooks || !agentConfig(ctx.config, 'gemini').hooks;
+  const refused = !ctx.hooks || !p.config.hooks;
   if (geminiUsesExtension(p.mode, !refused, c)) {
     const r = installFile(geminiFiles, 'home', c);
     notes.push(...r.notes);

@@ -8,7 +8,7 @@
 // grok nerdr started.
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { homeOf, hookCommand, hookGroups, isOurCommand, parseJson, isObj } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapGrok } from './events/grok.js';

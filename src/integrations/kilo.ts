@@ -3,7 +3,7 @@
 // kilo (NERDR_PLUGIN_AGENT). Its events are opencode's (docs/agents.md). Launch mode only: the
 // home and worktree plugin folders are not proven yet.
 
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { mapKilo } from './events/opencode.js';
 import { OPENCODE_RESUME, planOpencodeLike } from './opencode.js';
 import { DEFAULT_ENTER_DELAY_MS, type AgentIntegration } from './types.js';

@@ -9,7 +9,7 @@
 
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { hasFlag, isObj, parseJson, readText, writeIfChanged, xdgConfigHome } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapOpencode } from './events/opencode.js';

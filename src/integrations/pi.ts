@@ -7,7 +7,7 @@
 
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, newUuid, readText, UUID_RE, writeIfChanged } from './common.js';
 import { mapPi } from './events/pi.js';
 import { skillText } from './skill.js';

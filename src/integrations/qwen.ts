@@ -7,7 +7,7 @@
 // resumes or names one, so the conversation is known before the first hook and can be resumed.
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, hookCommand, hookGroups, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, type HookGroup } from './common.js';
 import { mapQwen } from './events/qwen.js';
 import { mergeClaudeSettings } from './claude.js';

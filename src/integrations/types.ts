@@ -10,12 +10,89 @@
 
 import type { HookMapper } from './events/types.js';
 import type { FileIntegration } from './install.js';
-import type { LaunchPlan, PlanInput } from './launch.js';
-import type { AgentWiring } from './modes.js';
+import type { AgentWiring, InstallMode } from './modes.js';
 
 export const AGENT_IDS = ['claude', 'codex', 'opencode', 'kilo', 'copilot', 'gemini', 'qwen', 'cursor', 'agy', 'grok', 'amp', 'droid', 'pi', 'omp', 'demo'] as const;
 /** The agents `nerdr new` starts. */
 export type AgentId = (typeof AGENT_IDS)[number];
+
+/** One agent's settings from config.toml `[agents.<id>]` (src/config.ts reads them; docs/config.md). */
+export interface AgentConfig {
+  /** launch | home | worktree | off — see docs/config.md. */
+  install: InstallMode;
+  /** false = never wire hooks for this agent (like `nerdr new --no-hooks`). */
+  hooks: boolean;
+  /** Extra arguments put before the ones given to `nerdr new`. */
+  args: string[];
+  /** Replaces the program (and its fixed arguments) nerdr runs for this agent. */
+  command?: string[];
+}
+
+/** Where a launch happens: what every planner may read besides the agent's own config. */
+export interface PlanContext {
+  stateDir: string;
+  configDir: string;
+  packageRoot: string;
+  /** Absolute path of nerdr's executable (bin/nerdr.js); hook commands run it. */
+  nerdrBin: string;
+  /** The agent's working folder (absolute). */
+  cwd: string;
+  /** false for `nerdr new --no-hooks`. */
+  hooks: boolean;
+  windowId?: string;
+  /** The environment the agent will inherit (default process.env): HOME, CODEX_HOME, the user's OPENCODE_CONFIG_DIR … */
+  env?: NodeJS.ProcessEnv;
+  /** Codex only: how to reach `codex app-server` (tests pass a fake). */
+  codexAppServer?: CodexAppServer;
+}
+
+export interface LaunchPlan {
+  /** Program and arguments, ready for tmux (no shell). */
+  argv: string[];
+  /** Extra environment for the window, on top of the NERDR_ and HERDR_ variables the supervisor sets. */
+  env: Record<string, string>;
+  /** The conversation id when nerdr knows it before the first hook (Claude, Copilot, Gemini --session-id). */
+  conversationId?: string;
+  /** Human notes: why hooks are not wired, what the user must accept, … (for the log / `nerdr new`). */
+  notes: string[];
+  /** How hooks reach the agent in this launch. */
+  wiring: InstallMode;
+  /** Files nerdr wrote or relies on for this launch. */
+  files: string[];
+}
+
+// ---- codex app-server (JSON-RPC over stdio), reached through PlanContext so tests can fake it ----
+
+export interface CodexHookInfo {
+  key: string;
+  currentHash: string;
+  trustStatus: string;
+  command?: string;
+  source?: string;
+}
+
+export interface CodexAppServer {
+  /** hooks/list in `cwd` for a codex started with `flags`; only the session-flag hooks. */
+  listSessionHooks(codexCommand: string[], flags: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CodexHookInfo[]>;
+  /** Record trust: config/batchWrite upserting hooks.state.<key>.trusted_hash in the user's config. */
+  trust(codexCommand: string[], entries: { key: string; hash: string }[], cwd: string, env: NodeJS.ProcessEnv): Promise<void>;
+}
+
+/** What the per-agent planners get (launch.ts builds it from the config and the user's arguments). */
+export interface PlanInput {
+  agent: string;
+  /** Program (+ fixed args) from config `command` or the integration's. */
+  command: string[];
+  /** Config `args` then the user's arguments. */
+  args: string[];
+  /** Effective mode: 'off' when hooks are disabled for this launch. */
+  mode: InstallMode;
+  /** The agent's own `[agents.<id>]` settings, defaults filled in. */
+  config: AgentConfig;
+  ctx: PlanContext;
+  env: NodeJS.ProcessEnv;
+  notes: string[];
+}
 
 /** The agent's flags that resume, continue or name a conversation (what restore strips and reads). */
 export interface FlagSpec {
