@@ -86,12 +86,16 @@ export const agy: AgentIntegration = {
   id: 'agy',
   description: 'Antigravity CLI',
   command: ['agy'],
+  aliases: ['agy', 'antigravity', 'antigravity-cli'],
   npm: null,
+  otherPackages: [],
+  herdr: { source: 'herdr:antigravity_cli', reports: 'session-only', newSessionOn: 'always', conversation: 'id', unsequencedSelect: false },
+  statusFile: null,
   proven: [],
   // no per-launch route: only files the agent reads itself, so nothing unless asked for
   wiring: { modes: ['home', 'worktree', 'off'], default: 'off' },
   plan: planAgy,
-  hooks: { map: mapAgy },
+  hooks: { map: mapAgy, refine: null },
   files: agyFiles,
   launchWiring: null,
   resume: {

@@ -349,12 +349,16 @@ export const codex: AgentIntegration = {
   id: 'codex',
   description: 'OpenAI Codex CLI',
   command: ['codex'],
+  aliases: ['codex'],
   npm: '@openai/codex',
+  otherPackages: [],
+  herdr: { source: 'herdr:codex', reports: 'reserved', newSessionOn: ['startup', 'clear', 'resume', 'compact'], conversation: 'id', unsequencedSelect: false },
+  statusFile: null,
   proven: ['0.171.0'],
   // "home" = nerdr records codex's trust for its -c hooks in ~/.codex/config.toml
   wiring: { modes: ['launch', 'home', 'off'], default: 'launch' },
   plan: planCodex,
-  hooks: { map: mapCodex },
+  hooks: { map: mapCodex, refine: null },
   files: null,
   launchWiring: '--no-daemon + -c hooks.<Event>=… (only once codex trusts them; else -c notify=…); the nerdr skill with install = "home"',
   resume: {

@@ -18,7 +18,7 @@ import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, mentionsOurHook, newUuid, parseJson, readText, UUID_RE } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import type { InstallMode } from './modes.js';
-import { mapGemini } from './events/gemini.js';
+import { mapGemini, refineGemini } from './events/gemini.js';
 import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
 import { isNerdrSkill, skillFileIn, skillText } from './skill.js';
 
@@ -140,13 +140,17 @@ export const gemini: AgentIntegration = {
   id: 'gemini',
   description: 'Gemini CLI',
   command: ['gemini'],
+  aliases: ['gemini'],
   npm: '@google/gemini-cli',
+  otherPackages: [],
+  herdr: null,
+  statusFile: null,
   proven: ['0.61.0'],
   // no per-launch route for a non-root user (its system settings files must be root-owned);
   // "home" = nerdr's extension in ~/.gemini/extensions/nerdr, also used whenever it is installed
   wiring: { modes: ['home', 'off'], default: 'off' },
   plan: planGemini,
-  hooks: { map: mapGemini },
+  hooks: { map: mapGemini, refine: refineGemini },
   files: geminiFiles,
   launchWiring: null,
   resume: {

@@ -1,20 +1,16 @@
 // What nerdr knows about one agent it can start, in one object per agent: each
-// src/integrations/<agent>.ts exports its AgentIntegration, and index.ts gathers them in a
-// Record<AgentId, AgentIntegration>, so the compiler names an agent that lacks one, and an
-// integration that leaves a field out (every field is required: `null` says "none" on purpose).
+// src/integrations/<agent>.ts exports its AgentIntegration, and index.ts gathers them in
+// INTEGRATIONS. Every list of agents elsewhere (the ids, the hooked agents, herdr's names, npm
+// packages, herdr's report rules, status files) is derived from it; an integration that leaves a
+// field out does not compile (every field is required: `null` or `[]` says "none" on purpose).
 //
-// Two tables stay herdr's, not nerdr's, because they cover agents nerdr cannot start too:
-// the names that identify an agent (src/labels.ts, herdr's 22 labels) and the rules for
-// reports from herdr's own sources (src/state/reports.ts). docs/adding-an-agent.md says when
-// they need a line.
+// herdr knows agents nerdr cannot start too; their names and report rules are the only agent
+// tables outside this folder (src/labels.ts, src/state/reports.ts), and they hold those agents
+// only. docs/adding-an-agent.md says what a new agent touches.
 
-import type { HookMapper } from './events/types.js';
+import type { HookFact, HookMapper } from './events/types.js';
 import type { FileIntegration } from './install.js';
 import type { AgentWiring, InstallMode } from './modes.js';
-
-export const AGENT_IDS = ['claude', 'codex', 'opencode', 'kilo', 'copilot', 'gemini', 'qwen', 'cursor', 'agy', 'grok', 'amp', 'droid', 'pi', 'omp', 'demo'] as const;
-/** The agents `nerdr new` starts. */
-export type AgentId = (typeof AGENT_IDS)[number];
 
 /** One agent's settings from config.toml `[agents.<id>]` (src/config.ts reads them; docs/config.md). */
 export interface AgentConfig {
@@ -128,16 +124,56 @@ export interface ResumeSpec {
 export interface HookSpec {
   /** A hook payload (JSON from the agent) → a normalised fact. */
   map: HookMapper;
+  /**
+   * A fact with what its payload could not say, from the agent's own files (Gemini: a turn end
+   * whose transcript ends in "Request cancelled." is an interrupt); null: facts are final. May
+   * read files; the supervisor calls it once per fact.
+   */
+  refine: ((fact: HookFact) => HookFact) | null;
+}
+
+/** How herdr treats reports from its own source for an agent (docs/state-rules.md). */
+export type HerdrReports = 'full-lifecycle' | 'reserved' | 'session-only';
+
+/** herdr's rules for an agent's reports (`nerdr pane report-agent …`, herdr's own integrations). */
+export interface HerdrRules {
+  /** herdr's own reporter for the agent: `herdr:<name>`. */
+  source: string;
+  /** What a report from that source may say (state/reports.ts). */
+  reports: HerdrReports;
+  /** Session start sources that may replace a stored conversation; 'always': any; null: none. */
+  newSessionOn: readonly string[] | 'always' | null;
+  /** What names its conversation: the id, or its session file's path (pi, omp). */
+  conversation: 'id' | 'path';
+  /** Its reporter names the conversation the user selects (start source `select`) without a seq, and is taken anyway. */
+  unsequencedSelect: boolean;
+}
+
+/** The agent's own status file, read beside hooks and screen (supervisor/agent-status.ts). */
+export interface StatusFileSpec {
+  /** The environment variables of its process that `folder` reads. */
+  vars: readonly string[];
+  /** The folder of its `<pid>.json` files, from its process's environment; null when unknown. */
+  folder(env: Readonly<Record<string, string | undefined>>): string | null;
 }
 
 export interface AgentIntegration {
-  id: AgentId;
+  /** The name `nerdr new <id>` takes, and its key in INTEGRATIONS. */
+  id: string;
   /** For people: "Claude Code". */
   description: string;
   /** The program and arguments that start it (config `agents.<id>.command` overrides). */
   command: string[];
+  /** The names herdr knows it by (its label first), for identifying a hand-started one and reports under another name; [] when herdr does not know it. */
+  aliases: readonly string[];
   /** Its npm package, where it is installed from npm (install hints); null otherwise. */
   npm: string | null;
+  /** Other npm packages whose scripts are this agent (a former name, another build), for identifying it. */
+  otherPackages: readonly string[];
+  /** herdr's rules for reports about it from herdr's own source; null when herdr has no source for it. */
+  herdr: HerdrRules | null;
+  /** Its own status file, where nerdr reads one (Claude); null otherwise. */
+  statusFile: StatusFileSpec | null;
   /** Versions the real-agent conformance suite drives offline (the first is the pinned one). */
   proven: string[];
   /** How its hooks can be wired (modes.ts), and the default. */

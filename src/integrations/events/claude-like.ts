@@ -3,13 +3,13 @@
 // in snake_case and camelCase, so Grok's camelCase payloads go through the same code.
 import {
   countBackground, isObj, normEvent, sessionSource, str, bool,
-  type HookAgent, type HookFact,
+  type HookFact,
 } from './types.js';
 
 const QUESTION_TOOLS = new Set(['askuserquestion', 'ask_user_question', 'askuser', 'question']);
 const WAKEUP_SOURCES = new Set(['loop_wakeup', 'schedule_wakeup', 'poll_event', 'system', 'schedule']);
 
-export function claudeLike(agent: HookAgent, payload: unknown, eventHint?: string): HookFact | null {
+export function claudeLike(agent: string, payload: unknown, eventHint?: string): HookFact | null {
   if (!isObj(payload)) return null;
   const event = str(payload, 'hook_event_name', 'hookEventName') ?? eventHint;
   if (event === undefined) return null;

@@ -4,13 +4,16 @@ import { mapAgy } from './agy.js';
 import { mapClaude } from './claude.js';
 import { mapCodex, mapCodexNotify } from './codex.js';
 import { mapCopilot } from './copilot.js';
-import { geminiTurnCancelled, mapGemini } from './gemini.js';
+import { mapGemini } from './gemini.js';
 import { mapGrok } from './grok.js';
 import { mapKilo, mapOpencode } from './opencode.js';
 import { mapPi } from './pi.js';
 import { mapQwen } from './qwen.js';
 import type { HookFact, HookMapper } from './types.js';
-import { integrationFor } from '../index.js';
+import { INTEGRATIONS, integrationFor } from '../index.js';
+
+/** The agents whose hooks or plugin report to nerdr: those whose integration maps hook payloads. */
+export const HOOK_AGENTS: readonly string[] = Object.values(INTEGRATIONS).filter((i) => i.hooks !== null).map((i) => i.id);
 
 export { mapAgy, mapClaude, mapCodex, mapCodexNotify, mapCopilot, mapGemini, mapGrok, mapKilo, mapOpencode, mapPi, mapQwen };
 
@@ -35,14 +38,10 @@ export function mapHookPayload(agent: string, payload: unknown, eventHint?: stri
 }
 
 /**
- * A fact with what its payload could not say, from the agent's own files: a Gemini turn end whose
- * transcript ends in "Request cancelled." is an interrupt. Not pure (reads the transcript's tail);
- * the supervisor calls it once per turn end.
+ * A fact with what its payload could not say, from the agent's own files (its integration's
+ * `hooks.refine`: Gemini's cancelled turn). Not pure; the supervisor calls it once per fact.
  */
 export function refineFact(fact: HookFact): HookFact {
-  if (fact.kind === 'turn-end' && fact.agent === 'gemini' && fact.transcript && geminiTurnCancelled(fact.transcript.path, fact.transcript.at)) {
-    const { transcript: _t, backgroundTasks: _b, subagentsRunning: _s, ...rest } = fact;
-    return { ...rest, kind: 'interrupt', detail: 'Request cancelled.' };
-  }
-  return fact;
+  const refine = integrationFor(fact.agent)?.hooks?.refine;
+  return refine ? refine(fact) : fact;
 }
