@@ -1,25 +1,15 @@
-// Dispatch a raw hook payload to the agent's mapper. Pure; never throws.
+// Dispatch a raw hook payload to the agent's mapper (its integration's `hooks.map`; each lives in
+// events/<agent>.ts). Pure; never throws.
 export * from './types.js';
-import { mapAgy } from './agy.js';
-import { mapClaude } from './claude.js';
-import { mapCodex, mapCodexNotify } from './codex.js';
-import { mapCopilot } from './copilot.js';
-import { mapGemini } from './gemini.js';
-import { mapGrok } from './grok.js';
-import { mapKilo, mapOpencode } from './opencode.js';
-import { mapPi } from './pi.js';
-import { mapQwen } from './qwen.js';
 import type { HookFact, HookMapper } from './types.js';
 import { INTEGRATIONS, integrationFor } from '../index.js';
 
 /** The agents whose hooks or plugin report to nerdr: those whose integration maps hook payloads. */
 export const HOOK_AGENTS: readonly string[] = Object.values(INTEGRATIONS).filter((i) => i.hooks !== null).map((i) => i.id);
 
-export { mapAgy, mapClaude, mapCodex, mapCodexNotify, mapCopilot, mapGemini, mapGrok, mapKilo, mapOpencode, mapPi, mapQwen };
-
 /**
  * The mapper of an agent (its integration's `hooks.map`), by id or by any name herdr knows it by
- * (labels.ts); undefined when the agent has no hook mapping.
+ * (its `aliases`); undefined when the agent has no hook mapping.
  */
 export function hookMapperFor(agent: string): HookMapper | undefined {
   return integrationFor(agent.trim().toLowerCase())?.hooks?.map;

@@ -9,8 +9,7 @@ import { hookMapperFor } from '../../../src/integrations/events/index.js';
 const ID = '7f9c2ba4-1e3d-4b8a-9f00-5d6e7a8b9c0d';
 
 describe('the integrations', () => {
-  it('one per agent id, each under its own id', () => {
-    expect(Object.keys(INTEGRATIONS)).toEqual([...AGENT_IDS]);
+  it('each under its own id', () => {
     for (const [k, v] of Object.entries(INTEGRATIONS)) expect(v.id).toBe(k);
   });
 
