@@ -1,6 +1,6 @@
-// Agent labels and their aliases, as herdr has them (22 agents). One table for process
-// identification, manifest lookup, herdr reports and the arbiter. The agents nerdr starts bring
-// their own names (their integration's `aliases`); the rest of herdr's agents are listed here.
+// Agent labels and their aliases: herdr's 22, and any agent nerdr starts that herdr does not know.
+// One table for process identification, manifest lookup, herdr reports and the arbiter. The agents
+// nerdr starts bring their own names (their integration's `aliases`); herdr's others are here.
 
 import { INTEGRATIONS, agentKey } from './integrations/index.js';
 

@@ -164,7 +164,10 @@ export interface AgentIntegration {
   description: string;
   /** The program and arguments that start it (config `agents.<id>.command` overrides). */
   command: string[];
-  /** The names herdr knows it by (its label first), for identifying a hand-started one and reports under another name; [] when herdr does not know it. */
+  /**
+   * Its label and the other names it goes by (herdr's, where herdr knows it): a hand-started one is
+   * identified by them, and reports and hooks may name it by any. The id first; [] only for nerdr's demo.
+   */
   aliases: readonly string[];
   /** Its npm package, where it is installed from npm (install hints); null otherwise. */
   npm: string | null;

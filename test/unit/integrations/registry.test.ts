@@ -13,7 +13,7 @@ describe('the integrations', () => {
     for (const [k, v] of Object.entries(INTEGRATIONS)) expect(v.id).toBe(k);
   });
 
-  it("every agent but nerdr's demo is one of herdr's labels, so identification, reports and hooks find it by its names", () => {
+  it("every agent but nerdr's demo is a label, so identification, reports and hooks find it by its names", () => {
     for (const id of AGENT_IDS.filter((a) => a !== 'demo')) {
       expect(AGENT_ALIASES[id], id).toBeDefined();
       for (const name of AGENT_ALIASES[id]!) {
