@@ -22,7 +22,6 @@ describe('the integrations', () => {
       }
     }
     expect(integrationFor('vim')).toBeUndefined();
-    expect(integrationFor('kimi')).toBeUndefined(); // a herdr label nerdr does not start
   });
 
   it('hook payloads are mapped for every name of an agent with hooks, and for none without', () => {
