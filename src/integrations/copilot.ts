@@ -62,6 +62,7 @@ const marked = (text: string) => {
 export const copilotFiles: FileIntegration = {
   agent: 'copilot',
   file: (mode, c) => path.join(pluginDir(mode, c), '.plugin', 'plugin.json'),
+  folder: (mode, c) => pluginDir(mode, c),
   apply(existing, c) {
     if (existing !== undefined && !marked(existing)) return { leave: 'nerdr\'s copilot plugin was edited (its "Managed by nerdr" sentence is gone): left as it is' };
     return { text: copilotManifest(c.packageRoot, c.nerdrBin) };

@@ -16,8 +16,7 @@
 import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, mentionsOurHook, newUuid, parseJson, readText, UUID_RE } from './common.js';
-import { installFile, type FileIntegration, type InstallCtx } from './install.js';
-import type { InstallMode } from './modes.js';
+import { installFile, usesHomeFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapGemini, refineGemini } from './events/gemini.js';
 import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
 import { isNerdrSkill, skillFileIn, skillText } from './skill.js';
@@ -69,6 +68,8 @@ const marked = (text: string | undefined): boolean => {
 export const geminiFiles: FileIntegration = {
   agent: 'gemini',
   file: (_mode, c) => path.join(extensionDir(c.env), 'hooks', 'hooks.json'),
+  folder: (_mode, c) => extensionDir(c.env),
+  loadedWhenPresent: true,
   companions: (_mode, c) => [
     { file: path.join(extensionDir(c.env), 'gemini-extension.json'), text: geminiExtensionManifest(), ours: marked },
     { file: skillFileIn(path.join(extensionDir(c.env), 'skills')), text: skillText(c.packageRoot), ours: isNerdrSkill },
@@ -81,17 +82,6 @@ export const geminiFiles: FileIntegration = {
   current: (existing, c) => existing === render(geminiHooks(c.nerdrBin)),
   ours: (existing) => mentionsOurHook(existing, 'gemini'),
 };
-
-/**
- * Whether a gemini launch reports through nerdr's extension: hooks allowed, and `install = "home"`
- * or the extension already there (`nerdr integrations install gemini`).
- */
-export function geminiUsesExtension(mode: InstallMode, hooksAllowed: boolean, c: InstallCtx): boolean {
-  if (!hooksAllowed) return false;
-  if (mode === 'home') return true;
-  const present = readText(geminiFiles.file('home', c));
-  return present !== undefined && geminiFiles.ours(present);
-}
 
 const SUBCOMMANDS = new Set(['mcp', 'extensions', 'extension', 'skills', 'skill', 'hooks', 'hook']);
 
@@ -120,7 +110,7 @@ export function planGemini(p: PlanInput): LaunchPlan {
   let wiring: LaunchPlan['wiring'] = 'off';
   const c: InstallCtx = { env: p.env, cwd: ctx.cwd, nerdrBin: ctx.nerdrBin, packageRoot: ctx.packageRoot, stateDir: ctx.stateDir };
   const refused = !ctx.hooks || !p.config.hooks;
-  if (geminiUsesExtension(p.mode, !refused, c)) {
+  if (usesHomeFile(geminiFiles, p.mode, !refused, c)) {
     const r = installFile(geminiFiles, 'home', c);
     notes.push(...r.notes);
     files.push(...r.files);
