@@ -6,21 +6,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-import { INSTALL_MODES, type InstallMode } from './integrations/modes.js';
-// integrations/ imports this file too (gemini.ts): only functions here may touch its bindings
-import { INTEGRATIONS, wiringFor } from './integrations/index.js';
-import { DEFAULT_IDLE_AFTER_MS } from './state/constants.js';
+import { INSTALL_MODES } from './integrations/modes.js';
+import { INTEGRATIONS, wiringFor, type AgentConfig } from './integrations/index.js';
 
-export interface AgentConfig {
-  /** launch | home | worktree | off — see docs/config.md. */
-  install: InstallMode;
-  /** false = never wire hooks for this agent (like `nerdr new --no-hooks`). */
-  hooks: boolean;
-  /** Extra arguments put before the ones given to `nerdr new`. */
-  args: string[];
-  /** Replaces the program (and its fixed arguments) nerdr runs for this agent. */
-  command?: string[];
-}
+export type { AgentConfig };
+import { DEFAULT_IDLE_AFTER_MS } from './state/constants.js';
 
 export interface NerdrConfig {
   /** Every known agent, defaults filled in; plus any other agent named in the file. */

@@ -11,8 +11,7 @@ import { agentConfig, formatProblem, loadConfig } from '../config.js';
 import { AGENTS } from '../integrations/agents.js';
 import { installableModes, integrationFor, wiringFor } from '../integrations/index.js';
 import { which } from '../integrations/common.js';
-import { fileStatus, installFile, requireMode, uninstallFile, type FileIntegration, type InstallCtx, type InstallResult, type FileStatus } from '../integrations/install.js';
-import { geminiUsesExtension } from '../integrations/gemini.js';
+import { fileStatus, installFile, requireMode, uninstallFile, usesHomeFile, type FileIntegration, type InstallCtx, type InstallResult, type FileStatus } from '../integrations/install.js';
 import { codexHome, codexTrust, installCodexSkill, removeCodexSkill, removeCodexTrust, trustCodexHooks, type CodexTrust } from '../integrations/codex.js';
 import { printJson, table } from './print.js';
 
@@ -82,9 +81,9 @@ export async function integrationsStatus(cwd: string, opts: { versions?: boolean
         const t: CodexTrust = await codexTrust({ stateDir: c.stateDir, nerdrBin, cwd, env: process.env, codexCommand: command });
         st.codexTrust = { trusted: t.trusted, ...(t.reason ? { reason: t.reason } : {}) };
       }
-      if (spec.id === 'gemini' && geminiUsesExtension(mode, ac.hooks, c)) st.mode = 'home';
+      if (integ?.loadedWhenPresent && usesHomeFile(integ, mode, ac.hooks, c)) st.mode = 'home';
       if (w.modes.length === 1) st.wiring = 'no hooks: read from the screen';
-      else if (st.mode === 'off') st.wiring = spec.id === 'gemini' && ac.hooks ? 'off: read from the screen (`nerdr integrations install gemini` adds hooks)' : 'off: read from the screen';
+      else if (st.mode === 'off') st.wiring = integ?.loadedWhenPresent && ac.hooks ? `off: read from the screen (\`nerdr integrations install ${spec.id}\` adds hooks)` : 'off: read from the screen';
       else if (mode === 'launch') st.wiring = spec.launchWiring ?? 'launch';
       else if (spec.id === 'codex') st.wiring = `home: codex trusts nerdr's -c hooks (${path.join(codexHome(process.env), 'config.toml')} [hooks.state]) + the nerdr skill (${path.join(codexHome(process.env), 'skills', 'nerdr')})`;
       else st.wiring = `${st.mode}: ${integ?.file(st.mode as 'home' | 'worktree', c) ?? ''}`;
@@ -175,9 +174,8 @@ export function register(program: Command): void {
       const modes = opts.mode ? [requireMode(agent, opts.mode, installableModes(agent))] : installableModes(agent);
       const c = installCtx(cwd);
       for (const m of modes) {
-        const file = integ.file(m, c);
-        // copilot's plugin and gemini's extension are folders of their own: removed whole once empty
-        const stopAt = agent === 'copilot' || agent === 'gemini' ? path.dirname(path.dirname(path.dirname(file))) : m === 'worktree' ? cwd : undefined;
+        // a folder of nerdr's own (copilot's plugin, gemini's extension) is removed whole once empty
+        const stopAt = integ.folder ? path.dirname(integ.folder(m, c)) : m === 'worktree' ? cwd : undefined;
         printResult(uninstallFile(integ, m, c, stopAt), 'removed');
       }
     });

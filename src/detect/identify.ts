@@ -57,6 +57,7 @@ export interface IdentifyOptions {
 
 export { AGENT_ALIASES, agentLabel } from '../labels.js';
 import { agentKey as lookupKey, agentLabel } from '../labels.js';
+import { INTEGRATIONS } from '../integrations/index.js';
 
 /** A known agent's label for a name, else the user's manifest it names (a `.sh`-like suffix may go), else null. */
 function labelOf(name: string, opts: IdentifyOptions): string | null {
@@ -138,32 +139,21 @@ const pythonGiveUp = (a: string): boolean => a === '-c' || a === '-m' || /^-[cm]
 const shellGiveUp = (a: string): boolean => a === '-c' || (/^-[a-z]*c[a-z]*$/i.test(a) && !a.startsWith('--'));
 
 /**
- * npm packages of agents (the whole package folder). A script inside `node_modules/<package>/…`
- * identifies the agent (herdr has three such paths; nerdr generalises it, see docs/identify.md).
+ * npm packages of agents (the whole package folder), from each integration's `npm` and
+ * `otherPackages`. A script inside `node_modules/<package>/…` identifies the agent (herdr has three
+ * such paths; nerdr generalises it, see docs/identify.md). herdr's other agents are found by
+ * their unscoped package name (mastracode, cline).
  */
-const AGENT_PACKAGES: Readonly<Record<string, string>> = {
-  '@anthropic-ai/claude-code': 'claude',
-  '@openai/codex': 'codex',
-  '@google/gemini-cli': 'gemini',
-  'opencode-ai': 'opencode',
-  '@github/copilot': 'copilot',
-  '@sourcegraph/amp': 'amp',
-  '@ampcode/cli': 'amp',
-  '@qwen-code/qwen-code': 'qwen',
-  '@earendil-works/pi-coding-agent': 'pi',
-  '@mariozechner/pi-coding-agent': 'pi',
-  mastracode: 'mastracode',
-  cline: 'cline',
-  '@vibe-kit/grok-cli': 'grok',
-  '@kilocode/cli': 'kilo',
-};
+const AGENT_PACKAGES: ReadonlyMap<string, string> = new Map(
+  Object.values(INTEGRATIONS).flatMap((i) => [...(i.npm ? [i.npm] : []), ...i.otherPackages].map((pkg): [string, string] => [pkg, i.id])),
+);
 
 /** Label for an npm package spec (`@anthropic-ai/claude-code@latest`, `codex`), or null. */
 export function packageLabel(spec: string): string | null {
   let s = unquote(spec).trim().toLowerCase();
   const at = s.indexOf('@', 1);
   if (at > 0) s = s.slice(0, at); // version
-  const known = AGENT_PACKAGES[s];
+  const known = AGENT_PACKAGES.get(s);
   if (known) return known;
   const unscoped = s.includes('/') ? s.slice(s.indexOf('/') + 1) : s;
   return agentLabel(unscoped);

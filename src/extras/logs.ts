@@ -206,22 +206,14 @@ function contentText(content: unknown): { text: string; tool: boolean } {
 
 const CODEX_CONTEXT = /^\s*<(environment_context|user_instructions|permissions instructions)>/;
 
-/** Every message, tool call and tool result in one log. */
-export async function* logEntries(log: LogFile): AsyncGenerator<LogEntry> {
+/**
+ * The lines of a Codex log other than its session_meta and turn_context lines, each with the
+ * folder and session those lines set before it.
+ */
+async function* codexLines(file: string): AsyncGenerator<{ line: number; o: Record<string, unknown>; p: Record<string, unknown>; cwd: string | null; session: string | null }> {
   let cwd: string | null = null;
   let session: string | null = null;
-  for await (const [line, o] of jsonLines(log.file)) {
-    const time = asStr(o.timestamp);
-    if (log.tool === 'claude') {
-      if (o.type !== 'user' && o.type !== 'assistant') continue;
-      cwd = asStr(o.cwd) ?? cwd;
-      session = asStr(o.sessionId) ?? session;
-      const msg = asObj(o.message);
-      const { text, tool } = contentText(msg.content);
-      if (!text) continue;
-      yield { tool: 'claude', file: log.file, line, time, role: tool ? 'tool' : (asStr(msg.role) ?? String(o.type)), text, cwd, session };
-      continue;
-    }
+  for await (const [line, o] of jsonLines(file)) {
     const p = asObj(o.payload);
     if (o.type === 'session_meta') {
       cwd = asStr(p.cwd) ?? cwd;
@@ -232,6 +224,27 @@ export async function* logEntries(log: LogFile): AsyncGenerator<LogEntry> {
       cwd = asStr(p.cwd) ?? cwd;
       continue;
     }
+    yield { line, o, p, cwd, session };
+  }
+}
+
+/** Every message, tool call and tool result in one log. */
+export async function* logEntries(log: LogFile): AsyncGenerator<LogEntry> {
+  if (log.tool === 'claude') {
+    let cwd: string | null = null;
+    let session: string | null = null;
+    for await (const [line, o] of jsonLines(log.file)) {
+      if (o.type !== 'user' && o.type !== 'assistant') continue;
+      cwd = asStr(o.cwd) ?? cwd;
+      session = asStr(o.sessionId) ?? session;
+      const msg = asObj(o.message);
+      const { text, tool } = contentText(msg.content);
+      if (!text) continue;
+      yield { tool: 'claude', file: log.file, line, time: asStr(o.timestamp), role: tool ? 'tool' : (asStr(msg.role) ?? String(o.type)), text, cwd, session };
+    }
+    return;
+  }
+  for await (const { line, o, p, cwd, session } of codexLines(log.file)) {
     if (o.type !== 'response_item') continue;
     let role: string | null = null;
     let text = '';
@@ -249,16 +262,16 @@ export async function* logEntries(log: LogFile): AsyncGenerator<LogEntry> {
       text = typeof out === 'string' ? out : (asStr(asObj(out).content) ?? JSON.stringify(out ?? ''));
     }
     if (!role || !text) continue;
-    yield { tool: 'codex', file: log.file, line, time, role, text, cwd, session };
+    yield { tool: 'codex', file: log.file, line, time: asStr(o.timestamp), role, text, cwd, session };
   }
 }
 
 /** Token usage in one log, one record per API response (Claude) or per growth of Codex's total. */
 export async function usageRecords(log: LogFile): Promise<UsageRecord[]> {
   const out: UsageRecord[] = [];
-  let cwd: string | null = null;
-  let session: string | null = null;
   if (log.tool === 'claude') {
+    let cwd: string | null = null;
+    let session: string | null = null;
     const byMessage = new Map<string, UsageRecord>();
     for await (const [line, o] of jsonLines(log.file)) {
       if (o.type !== 'assistant') continue;
@@ -285,17 +298,7 @@ export async function usageRecords(log: LogFile): Promise<UsageRecord[]> {
     return [...byMessage.values()];
   }
   let prev = { input: 0, cached: 0, output: 0 };
-  for await (const [, o] of jsonLines(log.file)) {
-    const p = asObj(o.payload);
-    if (o.type === 'session_meta') {
-      cwd = asStr(p.cwd) ?? cwd;
-      session = asStr(p.id) ?? session;
-      continue;
-    }
-    if (o.type === 'turn_context') {
-      cwd = asStr(p.cwd) ?? cwd;
-      continue;
-    }
+  for await (const { o, p, cwd, session } of codexLines(log.file)) {
     if (o.type !== 'event_msg' || p.type !== 'token_count') continue;
     const total = asObj(asObj(p.info).total_token_usage);
     if (Object.keys(total).length === 0) continue;

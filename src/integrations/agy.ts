@@ -9,7 +9,7 @@
 // launch sets NERDR_AGY_HOOK=1 to mark the agy nerdr started (the hook side checks it).
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { homeOf, hookCommand, isObj, parseJson } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapAgy } from './events/agy.js';
@@ -86,12 +86,16 @@ export const agy: AgentIntegration = {
   id: 'agy',
   description: 'Antigravity CLI',
   command: ['agy'],
+  aliases: ['agy', 'antigravity', 'antigravity-cli'],
   npm: null,
+  otherPackages: [],
+  herdr: { source: 'herdr:antigravity_cli', reports: 'session-only', newSessionOn: 'always', conversation: 'id', unsequencedSelect: false },
+  statusFile: null,
   proven: [],
   // no per-launch route: only files the agent reads itself, so nothing unless asked for
   wiring: { modes: ['home', 'worktree', 'off'], default: 'off' },
   plan: planAgy,
-  hooks: { map: mapAgy },
+  hooks: { map: mapAgy, refine: null },
   files: agyFiles,
   launchWiring: null,
   resume: {

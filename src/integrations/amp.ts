@@ -1,18 +1,14 @@
 // Amp: read from the screen only; nerdr cannot resume its conversations.
 
-import { DEFAULT_ENTER_DELAY_MS, SCREEN_ONLY, type AgentIntegration } from './types.js';
+import { screenOnly } from './screen-only.js';
 
-export const amp: AgentIntegration = {
+export const amp = screenOnly({
   id: 'amp',
   description: 'Amp',
   command: ['amp'],
-  npm: '@ampcode/cli', // @sourcegraph/amp says "Renamed to @ampcode/cli"
-  proven: [],
-  wiring: SCREEN_ONLY,
-  plan: null,
-  hooks: null,
-  files: null,
-  launchWiring: null,
+  aliases: ['amp', 'amp-local'],
+  npm: '@ampcode/cli',
+  otherPackages: ['@sourcegraph/amp'], // its former name: "Renamed to @ampcode/cli"
+  herdr: null,
   resume: null,
-  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
-};
+});

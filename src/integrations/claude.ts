@@ -3,7 +3,7 @@
 // Nothing is written into ~/.claude.
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, homeOf, hookCommand, hookGroups, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, withoutFlag, type HookGroup } from './common.js';
 import { mapClaude } from './events/claude.js';
 import { claudeSkillPlugin } from './skill.js';
@@ -57,6 +57,15 @@ export function claudeTrusts(env: NodeJS.ProcessEnv, cwd: string): boolean | und
     if (isObj(p) && p['hasTrustDialogAccepted'] === true) return true;
     if (path.dirname(dir) === dir) return false;
   }
+}
+
+/** Where a Claude process keeps its status files (`<pid>.json`), from its environment. Pure. */
+export function claudeSessionsDir(env: Readonly<Record<string, string | undefined>>): string | null {
+  const configDir = env['CLAUDE_CONFIG_DIR'];
+  const home = env['HOME'];
+  if (configDir && path.isAbsolute(configDir)) return path.join(configDir, 'sessions');
+  if (home && path.isAbsolute(home)) return path.join(home, '.claude', 'sessions');
+  return null;
 }
 
 /** Merge nerdr's hooks into a user's own settings object (their hooks first, ours appended). */
@@ -138,11 +147,15 @@ export const claude: AgentIntegration = {
   id: 'claude',
   description: 'Claude Code',
   command: ['claude'],
+  aliases: ['claude', 'claude-code'],
   npm: '@anthropic-ai/claude-code',
+  otherPackages: [],
+  herdr: { source: 'herdr:claude', reports: 'reserved', newSessionOn: ['clear', 'resume', 'compact'], conversation: 'id', unsequencedSelect: false },
+  statusFile: { vars: ['CLAUDE_CONFIG_DIR', 'HOME'], folder: claudeSessionsDir },
   proven: ['2.1.197', '2.1.332'],
   wiring: { modes: ['launch', 'off'], default: 'launch' },
   plan: planClaude,
-  hooks: { map: mapClaude },
+  hooks: { map: mapClaude, refine: null },
   files: null,
   launchWiring: '--settings <state>/launch/claude/settings-*.json + --session-id + --plugin-dir <state>/launch/claude/plugin-* (the nerdr skill)',
   resume: {

@@ -19,10 +19,11 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import type { LaunchPlan, PlanInput } from './launch.js';
 import { flagValue, hasFlag, homeOf, hookArgv, hookCommand, isObj, mentionsOurHook, readText, sha, writeIfChanged, parseJson } from './common.js';
 import { mapCodex } from './events/codex.js';
-import { type AgentIntegration } from './types.js';
+import type { AgentIntegration, CodexAppServer, CodexHookInfo, LaunchPlan, PlanInput } from './types.js';
+
+export type { CodexAppServer, CodexHookInfo };
 import { isNerdrSkill, removeSkillFrom, skillFileIn, writeSkillInto, type SkillWrite } from './skill.js';
 
 export const CODEX_EVENTS = [
@@ -86,21 +87,6 @@ export function recordedTrust(env: NodeJS.ProcessEnv): Record<string, string> {
 }
 
 // ---- codex app-server (JSON-RPC over stdio) ----
-
-export interface CodexHookInfo {
-  key: string;
-  currentHash: string;
-  trustStatus: string;
-  command?: string;
-  source?: string;
-}
-
-export interface CodexAppServer {
-  /** hooks/list in `cwd` for a codex started with `flags`; only the session-flag hooks. */
-  listSessionHooks(codexCommand: string[], flags: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<CodexHookInfo[]>;
-  /** Record trust: config/batchWrite upserting hooks.state.<key>.trusted_hash in the user's config. */
-  trust(codexCommand: string[], entries: { key: string; hash: string }[], cwd: string, env: NodeJS.ProcessEnv): Promise<void>;
-}
 
 const APP_SERVER_TIMEOUT_MS = 15_000;
 
@@ -363,12 +349,16 @@ export const codex: AgentIntegration = {
   id: 'codex',
   description: 'OpenAI Codex CLI',
   command: ['codex'],
+  aliases: ['codex'],
   npm: '@openai/codex',
+  otherPackages: [],
+  herdr: { source: 'herdr:codex', reports: 'reserved', newSessionOn: ['startup', 'clear', 'resume', 'compact'], conversation: 'id', unsequencedSelect: false },
+  statusFile: null,
   proven: ['0.171.0'],
   // "home" = nerdr records codex's trust for its -c hooks in ~/.codex/config.toml
   wiring: { modes: ['launch', 'home', 'off'], default: 'launch' },
   plan: planCodex,
-  hooks: { map: mapCodex },
+  hooks: { map: mapCodex, refine: null },
   files: null,
   launchWiring: '--no-daemon + -c hooks.<Event>=… (only once codex trusts them; else -c notify=…); the nerdr skill with install = "home"',
   resume: {

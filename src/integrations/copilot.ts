@@ -12,7 +12,7 @@
 // Also `--session-id <uuid>` unless the user resumes/continues/names one.
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, mentionsOurHook, newUuid, parseJson, readText, sha, UUID_RE, writeIfChanged } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapCopilot } from './events/copilot.js';
@@ -62,6 +62,7 @@ const marked = (text: string) => {
 export const copilotFiles: FileIntegration = {
   agent: 'copilot',
   file: (mode, c) => path.join(pluginDir(mode, c), '.plugin', 'plugin.json'),
+  folder: (mode, c) => pluginDir(mode, c),
   apply(existing, c) {
     if (existing !== undefined && !marked(existing)) return { leave: 'nerdr\'s copilot plugin was edited (its "Managed by nerdr" sentence is gone): left as it is' };
     return { text: copilotManifest(c.packageRoot, c.nerdrBin) };
@@ -116,11 +117,15 @@ export const copilot: AgentIntegration = {
   id: 'copilot',
   description: 'GitHub Copilot CLI',
   command: ['copilot'],
+  aliases: ['copilot', 'github-copilot', 'ghcs'],
   npm: '@github/copilot',
+  otherPackages: [],
+  herdr: { source: 'herdr:copilot', reports: 'reserved', newSessionOn: null, conversation: 'id', unsequencedSelect: false },
+  statusFile: null,
   proven: ['1.0.102'],
   wiring: { modes: ['launch', 'home', 'worktree', 'off'], default: 'launch' },
   plan: planCopilot,
-  hooks: { map: mapCopilot },
+  hooks: { map: mapCopilot, refine: null },
   files: copilotFiles,
   launchWiring: '--plugin-dir <state>/launch/copilot/plugin-* (hooks and the nerdr skill) + --session-id',
   resume: {

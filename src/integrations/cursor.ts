@@ -1,18 +1,16 @@
 // Cursor Agent CLI: read from the screen only (it has no hooks nerdr can wire); resumed by id.
 
-import { DEFAULT_ENTER_DELAY_MS, SCREEN_ONLY, flagThenId, type AgentIntegration } from './types.js';
+import { screenOnly } from './screen-only.js';
+import { flagThenId } from './types.js';
 
-export const cursor: AgentIntegration = {
+export const cursor = screenOnly({
   id: 'cursor',
   description: 'Cursor Agent CLI',
   command: ['cursor-agent'],
+  aliases: ['cursor', 'cursor-agent'],
   npm: null,
-  proven: [],
-  wiring: SCREEN_ONLY,
-  plan: null,
-  hooks: null,
-  files: null,
-  launchWiring: null,
+  otherPackages: [],
+  herdr: { source: 'herdr:cursor', reports: 'reserved', newSessionOn: null, conversation: 'id', unsequencedSelect: false },
   resume: {
     args: flagThenId('--resume'),
     continue: null,
@@ -22,5 +20,4 @@ export const cursor: AgentIntegration = {
     idSubcommand: null,
     notFound: null,
   },
-  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
-};
+});

@@ -1,21 +1,17 @@
 // nerdr's own simulated agent (`nerdr demo`, src/demo/agent.ts): read from the screen; its
-// conversations are not resumed.
+// conversations are not resumed. herdr does not know it (identify finds it by its script's path).
 
 import path from 'node:path';
 import { packageRoot } from '../paths.js';
-import { DEFAULT_ENTER_DELAY_MS, SCREEN_ONLY, type AgentIntegration } from './types.js';
+import { screenOnly } from './screen-only.js';
 
-export const demo: AgentIntegration = {
+export const demo = screenOnly({
   id: 'demo',
   description: 'the simulated agent bundled with nerdr (for `nerdr demo`)',
   command: [process.execPath, path.join(packageRoot, 'dist', 'demo', 'agent.js')],
+  aliases: [],
   npm: null,
-  proven: [],
-  wiring: SCREEN_ONLY,
-  plan: null,
-  hooks: null,
-  files: null,
-  launchWiring: null,
+  otherPackages: [],
+  herdr: null,
   resume: null,
-  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
-};
+});

@@ -1,18 +1,16 @@
 // Factory Droid: read from the screen only; resumed by id.
 
-import { DEFAULT_ENTER_DELAY_MS, SCREEN_ONLY, flagThenId, type AgentIntegration } from './types.js';
+import { screenOnly } from './screen-only.js';
+import { flagThenId } from './types.js';
 
-export const droid: AgentIntegration = {
+export const droid = screenOnly({
   id: 'droid',
   description: 'Factory Droid',
   command: ['droid'],
+  aliases: ['droid'],
   npm: null,
-  proven: [],
-  wiring: SCREEN_ONLY,
-  plan: null,
-  hooks: null,
-  files: null,
-  launchWiring: null,
+  otherPackages: [],
+  herdr: { source: 'herdr:droid', reports: 'reserved', newSessionOn: null, conversation: 'id', unsequencedSelect: false },
   resume: {
     args: flagThenId('--resume'),
     continue: null,
@@ -22,5 +20,4 @@ export const droid: AgentIntegration = {
     idSubcommand: null,
     notFound: null,
   },
-  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
-};
+});

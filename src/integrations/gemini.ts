@@ -14,12 +14,10 @@
 // Always `--session-id <uuid>` (unless the user resumes or names one), so the conversation resumes.
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
-import { agentConfig } from '../config.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, homeOf, hookCommand, isObj, mentionsOurHook, newUuid, parseJson, readText, UUID_RE } from './common.js';
-import { installFile, type FileIntegration, type InstallCtx } from './install.js';
-import type { InstallMode } from './modes.js';
-import { mapGemini } from './events/gemini.js';
+import { installFile, usesHomeFile, type FileIntegration, type InstallCtx } from './install.js';
+import { mapGemini, refineGemini } from './events/gemini.js';
 import { DEFAULT_ENTER_DELAY_MS, flagThenId, type AgentIntegration } from './types.js';
 import { isNerdrSkill, skillFileIn, skillText } from './skill.js';
 
@@ -70,6 +68,8 @@ const marked = (text: string | undefined): boolean => {
 export const geminiFiles: FileIntegration = {
   agent: 'gemini',
   file: (_mode, c) => path.join(extensionDir(c.env), 'hooks', 'hooks.json'),
+  folder: (_mode, c) => extensionDir(c.env),
+  loadedWhenPresent: true,
   companions: (_mode, c) => [
     { file: path.join(extensionDir(c.env), 'gemini-extension.json'), text: geminiExtensionManifest(), ours: marked },
     { file: skillFileIn(path.join(extensionDir(c.env), 'skills')), text: skillText(c.packageRoot), ours: isNerdrSkill },
@@ -82,17 +82,6 @@ export const geminiFiles: FileIntegration = {
   current: (existing, c) => existing === render(geminiHooks(c.nerdrBin)),
   ours: (existing) => mentionsOurHook(existing, 'gemini'),
 };
-
-/**
- * Whether a gemini launch reports through nerdr's extension: hooks allowed, and `install = "home"`
- * or the extension already there (`nerdr integrations install gemini`).
- */
-export function geminiUsesExtension(mode: InstallMode, hooksAllowed: boolean, c: InstallCtx): boolean {
-  if (!hooksAllowed) return false;
-  if (mode === 'home') return true;
-  const present = readText(geminiFiles.file('home', c));
-  return present !== undefined && geminiFiles.ours(present);
-}
 
 const SUBCOMMANDS = new Set(['mcp', 'extensions', 'extension', 'skills', 'skill', 'hooks', 'hook']);
 
@@ -120,8 +109,8 @@ export function planGemini(p: PlanInput): LaunchPlan {
   // it is kept current and this gemini reports. --no-hooks and `hooks = false` turn it off.
   let wiring: LaunchPlan['wiring'] = 'off';
   const c: InstallCtx = { env: p.env, cwd: ctx.cwd, nerdrBin: ctx.nerdrBin, packageRoot: ctx.packageRoot, stateDir: ctx.stateDir };
-  const refused = !ctx.hooks || !agentConfig(ctx.config, 'gemini').hooks;
-  if (geminiUsesExtension(p.mode, !refused, c)) {
+  const refused = !ctx.hooks || !p.config.hooks;
+  if (usesHomeFile(geminiFiles, p.mode, !refused, c)) {
     const r = installFile(geminiFiles, 'home', c);
     notes.push(...r.notes);
     files.push(...r.files);
@@ -141,13 +130,17 @@ export const gemini: AgentIntegration = {
   id: 'gemini',
   description: 'Gemini CLI',
   command: ['gemini'],
+  aliases: ['gemini'],
   npm: '@google/gemini-cli',
+  otherPackages: [],
+  herdr: null,
+  statusFile: null,
   proven: ['0.61.0'],
   // no per-launch route for a non-root user (its system settings files must be root-owned);
   // "home" = nerdr's extension in ~/.gemini/extensions/nerdr, also used whenever it is installed
   wiring: { modes: ['home', 'off'], default: 'off' },
   plan: planGemini,
-  hooks: { map: mapGemini },
+  hooks: { map: mapGemini, refine: refineGemini },
   files: geminiFiles,
   launchWiring: null,
   resume: {

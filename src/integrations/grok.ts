@@ -8,7 +8,7 @@
 // grok nerdr started.
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { homeOf, hookCommand, hookGroups, isOurCommand, parseJson, isObj } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapGrok } from './events/grok.js';
@@ -80,12 +80,16 @@ export const grok: AgentIntegration = {
   id: 'grok',
   description: 'Grok CLI',
   command: ['grok'],
+  aliases: ['grok', 'grok-build'],
   npm: null,
+  otherPackages: ['@vibe-kit/grok-cli'],
+  herdr: { source: 'herdr:grok', reports: 'reserved', newSessionOn: null, conversation: 'id', unsequencedSelect: false },
+  statusFile: null,
   proven: [],
   // no per-launch route: only files the agent reads itself, so nothing unless asked for
   wiring: { modes: ['home', 'worktree', 'off'], default: 'off' },
   plan: planGrok,
-  hooks: { map: mapGrok },
+  hooks: { map: mapGrok, refine: null },
   files: grokFiles,
   launchWiring: null,
   resume: {

@@ -1,8 +1,8 @@
 // Every agent nerdr starts, one AgentIntegration each (types.ts): the one place the rest of
-// nerdr asks what an agent needs. A Record over AgentId, so an agent without its object, or an
-// object without a field, does not compile.
-
-import { agentLabel } from '../labels.js';
+// nerdr asks what an agent needs, and the table every other list of agents is derived from (the
+// ids here; hooked agents in events/index.ts; herdr's names in labels.ts; npm packages in
+// detect/identify.ts; report rules in state/reports.ts; status files in supervisor/agent-status.ts).
+// Nothing in integrations/ imports those: the dependency runs one way, towards this folder.
 import { agy } from './agy.js';
 import { amp } from './amp.js';
 import { claude } from './claude.js';
@@ -18,12 +18,12 @@ import { opencode } from './opencode.js';
 import { kilo } from './kilo.js';
 import { pi } from './pi.js';
 import { qwen } from './qwen.js';
-import { AGENT_IDS, SCREEN_ONLY, type AgentId, type AgentIntegration } from './types.js';
+import { SCREEN_ONLY, type AgentIntegration } from './types.js';
 import type { AgentWiring } from './modes.js';
 
 export * from './types.js';
 
-export const INTEGRATIONS: Readonly<Record<AgentId, AgentIntegration>> = {
+export const INTEGRATIONS = {
   claude,
   codex,
   opencode,
@@ -39,7 +39,23 @@ export const INTEGRATIONS: Readonly<Record<AgentId, AgentIntegration>> = {
   pi,
   omp,
   demo,
-};
+} as const satisfies Readonly<Record<string, AgentIntegration>>;
+
+/** The agents `nerdr new` starts. */
+export type AgentId = keyof typeof INTEGRATIONS;
+
+export const AGENT_IDS = Object.keys(INTEGRATIONS) as AgentId[];
+
+/** Lookup key of an agent's name: trimmed, lower-cased, one trailing .exe/.cmd/.bat/.ps1/.js removed. */
+export function agentKey(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/\.(exe|cmd|bat|ps1|js)$/, '');
+}
+
+const BY_ALIAS = new Map<string, AgentIntegration>();
+for (const integration of Object.values(INTEGRATIONS)) for (const name of integration.aliases) BY_ALIAS.set(name, integration);
 
 export function isAgentId(name: string): name is AgentId {
   return (AGENT_IDS as readonly string[]).includes(name);
@@ -47,13 +63,12 @@ export function isAgentId(name: string): name is AgentId {
 
 /**
  * The integration of an agent by its id (`nerdr new claude`, a window's recorded agent), or of
- * one of the names herdr knows it by (labels.ts: `claude-code`, `ghcs`, …); undefined for a
+ * one of the names herdr knows it by (its `aliases`: `claude-code`, `ghcs`, …); undefined for a
  * program nerdr does not start.
  */
 export function integrationFor(name: string): AgentIntegration | undefined {
   if (isAgentId(name)) return INTEGRATIONS[name];
-  const label = agentLabel(name);
-  return label !== null && isAgentId(label) ? INTEGRATIONS[label] : undefined;
+  return BY_ALIAS.get(agentKey(name));
 }
 
 /** How an agent's hooks can be wired; screen only for anything without an integration. */

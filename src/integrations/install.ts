@@ -5,6 +5,7 @@
 import { readdirSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
+import type { InstallMode } from './modes.js';
 import { addGitExclude, gitExcludeFile, gitTracks, hasGitExclude, readText, removeFile, removeGitExclude, writeIfChanged } from './common.js';
 
 export type FileMode = 'home' | 'worktree';
@@ -41,6 +42,22 @@ export interface FileIntegration {
   ours(existing: string): boolean;
   /** Files that go with this one (e.g. an extension's manifest): written with it, removed with it. */
   companions?(mode: FileMode, c: InstallCtx): { file: string; text: string; ours(existing: string | undefined): boolean }[];
+  /** The folder that is wholly nerdr's (Copilot's plugin, Gemini's extension): removed once uninstalling empties it. */
+  folder?(mode: FileMode, c: InstallCtx): string;
+  /** The agent loads the home file whenever it is there, whatever the mode (Gemini's extension): a launch then reports through it. */
+  loadedWhenPresent?: boolean;
+}
+
+/**
+ * Whether a launch in `mode` reports through nerdr's home file: hooks allowed, and the home mode,
+ * or a file the agent loads whenever it is there that is already there (`nerdr integrations install`).
+ */
+export function usesHomeFile(integ: FileIntegration, mode: InstallMode, hooksAllowed: boolean, c: InstallCtx): boolean {
+  if (!hooksAllowed) return false;
+  if (mode === 'home') return true;
+  if (!integ.loadedWhenPresent) return false;
+  const present = readText(integ.file('home', c));
+  return present !== undefined && integ.ours(present);
 }
 
 export function installFile(integ: FileIntegration, mode: FileMode, c: InstallCtx): InstallResult {

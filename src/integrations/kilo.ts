@@ -3,7 +3,7 @@
 // kilo (NERDR_PLUGIN_AGENT). Its events are opencode's (docs/agents.md). Launch mode only: the
 // home and worktree plugin folders are not proven yet.
 
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { mapKilo } from './events/opencode.js';
 import { OPENCODE_RESUME, planOpencodeLike } from './opencode.js';
 import { DEFAULT_ENTER_DELAY_MS, type AgentIntegration } from './types.js';
@@ -16,11 +16,15 @@ export const kilo: AgentIntegration = {
   id: 'kilo',
   description: 'Kilo Code CLI',
   command: ['kilo'],
+  aliases: ['kilo', 'kilo-code', 'kilo code'],
   npm: '@kilocode/cli',
+  otherPackages: [],
+  herdr: { source: 'herdr:kilo', reports: 'full-lifecycle', newSessionOn: null, conversation: 'id', unsequencedSelect: false },
+  statusFile: null,
   proven: ['7.7.7'],
   wiring: { modes: ['launch', 'off'], default: 'launch' },
   plan: planKilo,
-  hooks: { map: mapKilo },
+  hooks: { map: mapKilo, refine: null },
   files: null,
   launchWiring: 'KILO_CONFIG_CONTENT plugin file://<state>/launch/kilo/nerdr.js (nerdr\'s opencode plugin) + skills.paths <state>/launch/kilo/skills (the nerdr skill)',
   resume: OPENCODE_RESUME, // a fork: the same flags and the same "not found" text

@@ -6,55 +6,15 @@
 import { NerdrError } from '../errors.js';
 import { agentConfig, type NerdrConfig } from '../config.js';
 import type { InstallMode } from './modes.js';
-import type { CodexAppServer } from './codex.js';
+import type { LaunchPlan, PlanContext, PlanInput } from './types.js';
 import { INTEGRATIONS, isAgentId } from './index.js';
 
-export interface LaunchContext {
-  stateDir: string;
-  configDir: string;
-  packageRoot: string;
-  /** Absolute path of nerdr's executable (bin/nerdr.js); hook commands run it. */
-  nerdrBin: string;
-  /** The agent's working folder (absolute). */
-  cwd: string;
-  /** false for `nerdr new --no-hooks`. */
-  hooks: boolean;
-  windowId?: string;
+/** Where a launch happens, with the whole config (launchPlan hands each planner its agent's part). */
+export interface LaunchContext extends PlanContext {
   config: NerdrConfig;
-  /** The environment the agent will inherit (default process.env): HOME, CODEX_HOME, the user's OPENCODE_CONFIG_DIR … */
-  env?: NodeJS.ProcessEnv;
-  /** Codex only: how to reach `codex app-server` (tests pass a fake). */
-  codexAppServer?: CodexAppServer;
 }
 
-export interface LaunchPlan {
-  /** Program and arguments, ready for tmux (no shell). */
-  argv: string[];
-  /** Extra environment for the window, on top of the NERDR_ and HERDR_ variables the supervisor sets. */
-  env: Record<string, string>;
-  /** The conversation id when nerdr knows it before the first hook (Claude, Copilot, Gemini --session-id). */
-  conversationId?: string;
-  /** Human notes: why hooks are not wired, what the user must accept, … (for the log / `nerdr new`). */
-  notes: string[];
-  /** How hooks reach the agent in this launch. */
-  wiring: InstallMode;
-  /** Files nerdr wrote or relies on for this launch. */
-  files: string[];
-}
-
-/** What the per-agent planners get. */
-export interface PlanInput {
-  agent: string;
-  /** Program (+ fixed args) from config `command` or the integration's. */
-  command: string[];
-  /** Config `args` then the user's arguments. */
-  args: string[];
-  /** Effective mode: 'off' when hooks are disabled for this launch. */
-  mode: InstallMode;
-  ctx: LaunchContext;
-  env: NodeJS.ProcessEnv;
-  notes: string[];
-}
+export type { LaunchPlan, PlanInput };
 
 export async function launchPlan(agent: string, userArgs: string[], ctx: LaunchContext): Promise<LaunchPlan> {
   if (!isAgentId(agent)) throw new NerdrError(`unknown agent "${agent}"`, `known agents: ${Object.keys(INTEGRATIONS).join(', ')}`);
@@ -73,5 +33,5 @@ export async function launchPlan(agent: string, userArgs: string[], ctx: LaunchC
     mode = 'off';
   }
   if (!spec.plan) return { argv: [...command, ...args], env: {}, notes, wiring: 'off', files: [] };
-  return spec.plan({ agent, command, args, mode, ctx, env: ctx.env ?? process.env, notes });
+  return spec.plan({ agent, command, args, mode, config: ac, ctx, env: ctx.env ?? process.env, notes });
 }

@@ -1,19 +1,16 @@
 // oh-my-pi (omp): no wiring of nerdr's own; herdr's extension reports its state and session
 // file. It has no --session: `--resume=` takes the conversation back.
 
-import { DEFAULT_ENTER_DELAY_MS, SCREEN_ONLY, type AgentIntegration } from './types.js';
+import { screenOnly } from './screen-only.js';
 
-export const omp: AgentIntegration = {
+export const omp = screenOnly({
   id: 'omp',
   description: 'oh-my-pi (omp)',
   command: ['omp'],
+  aliases: ['omp'],
   npm: null,
-  proven: [],
-  wiring: SCREEN_ONLY,
-  plan: null,
-  hooks: null,
-  files: null,
-  launchWiring: null,
+  otherPackages: [],
+  herdr: { source: 'herdr:omp', reports: 'full-lifecycle', newSessionOn: ['startup', 'new', 'resume', 'fork'], conversation: 'path', unsequencedSelect: false },
   resume: {
     args: (id) => [`--resume=${id}`],
     continue: null,
@@ -23,5 +20,4 @@ export const omp: AgentIntegration = {
     idSubcommand: null,
     notFound: null,
   },
-  enterDelayMs: DEFAULT_ENTER_DELAY_MS,
-};
+});

@@ -9,7 +9,7 @@
 
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { hasFlag, isObj, parseJson, readText, writeIfChanged, xdgConfigHome } from './common.js';
 import { installFile, type FileIntegration, type InstallCtx } from './install.js';
 import { mapOpencode } from './events/opencode.js';
@@ -40,7 +40,8 @@ export const opencodeFiles: FileIntegration = {
 
 /** What differs between opencode and its forks (Kilo Code) in how nerdr's plugin reaches them. */
 export interface OpencodeFlavor {
-  agent: 'opencode' | 'kilo';
+  /** The integration's id: its launch folder, and the agent the plugin reports as. */
+  agent: string;
   /** The variable of inline config merged over the user's (OPENCODE_CONFIG_CONTENT, KILO_CONFIG_CONTENT). */
   contentVar: string;
   /** The variable that turns plugins off (OPENCODE_PURE, KILO_PURE). */
@@ -117,11 +118,15 @@ export const opencode: AgentIntegration = {
   id: 'opencode',
   description: 'opencode',
   command: ['opencode'],
+  aliases: ['opencode', 'opencode2', 'open-code'],
   npm: 'opencode-ai',
+  otherPackages: [],
+  herdr: { source: 'herdr:opencode', reports: 'full-lifecycle', newSessionOn: ['select'], conversation: 'id', unsequencedSelect: true },
+  statusFile: null,
   proven: ['1.18.33'],
   wiring: { modes: ['launch', 'home', 'worktree', 'off'], default: 'launch' },
   plan: planOpencode,
-  hooks: { map: mapOpencode },
+  hooks: { map: mapOpencode, refine: null },
   files: opencodeFiles,
   launchWiring: 'OPENCODE_CONFIG_CONTENT plugin file://<state>/launch/opencode/nerdr.js + skills.paths <state>/launch/opencode/skills (the nerdr skill)',
   resume: OPENCODE_RESUME,

@@ -7,7 +7,7 @@
 
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, newUuid, readText, UUID_RE, writeIfChanged } from './common.js';
 import { mapPi } from './events/pi.js';
 import { skillText } from './skill.js';
@@ -62,11 +62,15 @@ export const pi: AgentIntegration = {
   id: 'pi',
   description: 'pi coding agent',
   command: ['pi'],
+  aliases: ['pi'],
   npm: '@earendil-works/pi-coding-agent',
+  otherPackages: ['@mariozechner/pi-coding-agent'],
+  herdr: { source: 'herdr:pi', reports: 'full-lifecycle', newSessionOn: ['new', 'resume', 'fork'], conversation: 'path', unsequencedSelect: false },
+  statusFile: null,
   proven: ['1.6.0'],
   wiring: { modes: ['launch', 'off'], default: 'launch' },
   plan: planPi,
-  hooks: { map: mapPi },
+  hooks: { map: mapPi, refine: null },
   files: null,
   launchWiring: '-e <state>/launch/pi/nerdr.js (nerdr\'s extension) + --skill <state>/launch/pi/skills/nerdr + --session-id',
   resume: {

@@ -7,7 +7,7 @@
 // resumes or names one, so the conversation is known before the first hook and can be resumed.
 
 import path from 'node:path';
-import type { LaunchPlan, PlanInput } from './launch.js';
+import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, hookCommand, hookGroups, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, type HookGroup } from './common.js';
 import { mapQwen } from './events/qwen.js';
 import { mergeClaudeSettings } from './claude.js';
@@ -87,11 +87,15 @@ export const qwen: AgentIntegration = {
   id: 'qwen',
   description: 'Qwen Code',
   command: ['qwen'],
+  aliases: ['qwen', 'qwen-code', 'qwen code'],
   npm: '@qwen-code/qwen-code',
+  otherPackages: [],
+  herdr: { source: 'herdr:qwen', reports: 'reserved', newSessionOn: ['startup', 'clear', 'resume', 'compact', 'branch'], conversation: 'id', unsequencedSelect: false },
+  statusFile: null,
   proven: ['0.24.4'],
   wiring: { modes: ['launch', 'off'], default: 'launch' },
   plan: planQwen,
-  hooks: { map: mapQwen },
+  hooks: { map: mapQwen, refine: null },
   files: null,
   launchWiring: `${QWEN_SETTINGS_ENV}=<state>/launch/qwen/settings-*.json (the system settings plus nerdr's hooks) + --session-id`,
   resume: {

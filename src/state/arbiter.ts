@@ -9,7 +9,7 @@ import {
   STATUS_LATE_END_MS,
 } from './constants.js';
 import {
-  KNOWN_AGENTS, SeqBook, START_SOURCES, canonicalAgent, classifySource, mayReplaceSession, parseSeq,
+  KNOWN_AGENTS, SeqBook, START_SOURCES, canonicalAgent, classifySource, herdrRules, mayReplaceSession, parseSeq,
   validSessionId, validSessionPath, type SourceClass,
 } from './reports.js';
 import { Presentation, type MetadataReport, type PresentationView } from './presentation.js';
@@ -173,7 +173,7 @@ export interface AgentReport {
   seq?: unknown;
   message?: string;
   agentSessionId?: string;
-  /** Used for pi and omp only, where it is preferred over the id (herdr). */
+  /** Used only for agents whose conversation is a session file (herdr rules `conversation: 'path'`: pi, omp), where it is preferred over the id. */
   agentSessionPath?: string;
 }
 
@@ -182,7 +182,7 @@ export interface SessionReport {
   agent: string;
   seq?: unknown;
   agentSessionId?: string;
-  /** Used for pi and omp only, where it is preferred over the id (herdr). */
+  /** Used only for agents whose conversation is a session file (herdr rules `conversation: 'path'`: pi, omp), where it is preferred over the id. */
   agentSessionPath?: string;
   sessionStartSource?: string;
 }
@@ -199,15 +199,13 @@ interface Derived { engine: EngineState | 'exited'; authority: Authority; reason
 
 const REPORT_STATES = new Set(['idle', 'working', 'blocked', 'unknown']);
 
-/** Agents whose session file is their conversation reference (herdr: paths only for these). */
-const PATH_AGENTS = new Set(['pi', 'omp']);
-
 /**
- * The conversation a report names: pi's and omp's session file when an official source sends a
- * valid one, else a valid id; undefined when it names none (an invalid one is dropped, as herdr does).
+ * The conversation a report names: the session file of an agent whose conversation is a path (pi,
+ * omp) when an official source sends a valid one, else a valid id; undefined when it names none
+ * (an invalid one is dropped, as herdr does).
  */
 function reportRef(label: string, cls: SourceClass, id: string | undefined, path: string | undefined): string | undefined {
-  if (PATH_AGENTS.has(label) && cls !== 'custom' && validSessionPath(path)) return path;
+  if (herdrRules(label)?.conversation === 'path' && cls !== 'custom' && validSessionPath(path)) return path;
   return validSessionId(id) ? id.trim() : undefined;
 }
 
@@ -752,7 +750,7 @@ export class Arbiter {
     const start = r.sessionStartSource?.trim();
     const startSource = start !== undefined && START_SOURCES.has(start) ? start : undefined;
     // opencode's TUI plugin reports the conversation the user selects (/new, /sessions) with no seq
-    const bypass = label === 'opencode' && startSource === 'select' && seq === undefined;
+    const bypass = herdrRules(label)?.unsequencedSelect === true && startSource === 'select' && seq === undefined;
     if (!bypass && !this.seqs.isFresh(r.source, seq)) return false;
     const ref = reportRef(label, cls, r.agentSessionId, r.agentSessionPath);
     if (ref === undefined) return false;

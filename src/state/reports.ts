@@ -1,27 +1,32 @@
-// herdr report semantics (docs/state-rules.md): source classes, agent labels, u64 seq.
+// herdr report semantics (docs/state-rules.md): source classes, agent labels, u64 seq. Each agent
+// nerdr starts states its rules in its integration (`herdr`); herdr's other agents are here.
 
-export type SourceClass = 'full-lifecycle' | 'reserved' | 'session-only' | 'custom';
-
-const FULL_LIFECYCLE: Record<string, string> = {
-  'herdr:pi': 'pi', 'herdr:omp': 'omp', 'herdr:mastracode': 'mastracode',
-  'herdr:opencode': 'opencode', 'herdr:kilo': 'kilo', 'herdr:kimi': 'kimi',
-};
-const RESERVED: Record<string, string> = {
-  'herdr:claude': 'claude', 'herdr:codex': 'codex', 'herdr:copilot': 'copilot', 'herdr:devin': 'devin',
-  'herdr:droid': 'droid', 'herdr:qodercli': 'qodercli', 'herdr:qwen': 'qwen', 'herdr:cursor': 'cursor', 'herdr:grok': 'grok',
-};
-const SESSION_ONLY: Record<string, string> = { 'herdr:hermes': 'hermes', 'herdr:antigravity_cli': 'agy' };
+import { INTEGRATIONS, isAgentId, type HerdrReports, type HerdrRules } from '../integrations/index.js';
+import { canonicalAgent } from '../labels.js';
 
 export { KNOWN_AGENTS, canonicalAgent } from '../labels.js';
-import { canonicalAgent } from '../labels.js';
+
+export type SourceClass = HerdrReports | 'custom';
+
+/** herdr's rules for its agents that nerdr does not start. */
+const HERDR_ONLY_RULES: Readonly<Record<string, HerdrRules>> = {
+  mastracode: { source: 'herdr:mastracode', reports: 'full-lifecycle', newSessionOn: ['startup'], conversation: 'id', unsequencedSelect: false },
+  kimi: { source: 'herdr:kimi', reports: 'full-lifecycle', newSessionOn: null, conversation: 'id', unsequencedSelect: false },
+  devin: { source: 'herdr:devin', reports: 'reserved', newSessionOn: null, conversation: 'id', unsequencedSelect: false },
+  qodercli: { source: 'herdr:qodercli', reports: 'reserved', newSessionOn: null, conversation: 'id', unsequencedSelect: false },
+  hermes: { source: 'herdr:hermes', reports: 'session-only', newSessionOn: ['startup', 'new', 'resume'], conversation: 'id', unsequencedSelect: false },
+};
+
+/** herdr's rules for the agent of a canonical label; null when herdr has no source for it. */
+export function herdrRules(label: string): HerdrRules | null {
+  if (isAgentId(label)) return INTEGRATIONS[label].herdr;
+  return HERDR_ONLY_RULES[label] ?? null;
+}
 
 /** How herdr treats a report from `source` about `agent`. */
 export function classifySource(source: string, agent: string): SourceClass {
-  const a = canonicalAgent(agent);
-  if (FULL_LIFECYCLE[source] === a) return 'full-lifecycle';
-  if (RESERVED[source] === a) return 'reserved';
-  if (SESSION_ONLY[source] === a) return 'session-only';
-  return 'custom';
+  const rules = herdrRules(canonicalAgent(agent));
+  return rules !== null && rules.source === source ? rules.reports : 'custom';
 }
 
 export const U64_MAX = (1n << 64n) - 1n;
@@ -71,25 +76,12 @@ export class SeqBook {
   }
 }
 
-/** Start sources that may replace a stored session id for the same owner. 'always' = any. */
-const REPLACE_ON: Record<string, readonly string[] | 'always'> = {
-  claude: ['clear', 'resume', 'compact'],
-  codex: ['startup', 'clear', 'resume', 'compact'],
-  mastracode: ['startup'],
-  hermes: ['startup', 'new', 'resume'],
-  opencode: ['select'],
-  pi: ['new', 'resume', 'fork'],
-  omp: ['startup', 'new', 'resume', 'fork'],
-  qwen: ['startup', 'clear', 'resume', 'compact', 'branch'],
-  agy: 'always',
-};
-
 export const START_SOURCES = new Set(['startup', 'resume', 'clear', 'compact', 'branch', 'new', 'fork', 'select']);
 
 export function mayReplaceSession(agent: string, startSource: string | undefined): boolean {
-  const r = REPLACE_ON[canonicalAgent(agent)];
+  const r = herdrRules(canonicalAgent(agent))?.newSessionOn ?? null;
   if (r === 'always') return true;
-  if (r === undefined || startSource === undefined) return false;
+  if (r === null || startSource === undefined) return false;
   return r.includes(startSource);
 }
 

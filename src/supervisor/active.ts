@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { command } from '../tmux/quote.js';
 import { HIDDEN_SESSION } from './discover.js';
+import { Rerun } from './rerun.js';
 
 export interface ActiveWindow {
   /** The session's id ($3) and name. */
@@ -83,8 +84,7 @@ export class ActiveWindows {
   private list: ActiveWindow[] = [];
   private key = '';
   private followers = 0;
-  private running: Promise<ActiveWindow[]> | null = null;
-  private again = false;
+  private readonly asks = new Rerun(() => this.ask());
 
   constructor(private readonly deps: ActiveDeps) {}
 
@@ -109,27 +109,17 @@ export class ActiveWindows {
 
   /** Asks tmux once; a call while one is under way asks again after it (the latest state wins). */
   refresh(): Promise<ActiveWindow[]> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
+    return this.asks.run();
+  }
+
+  private async ask(): Promise<ActiveWindow[]> {
+    const list = parseActive(await this.deps.run(LIST_ACTIVE));
+    const key = JSON.stringify(list);
+    if (key !== this.key) {
+      this.key = key;
+      this.list = list;
+      this.deps.changed(list);
     }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          const list = parseActive(await this.deps.run(LIST_ACTIVE));
-          const key = JSON.stringify(list);
-          if (key !== this.key) {
-            this.key = key;
-            this.list = list;
-            this.deps.changed(list);
-          }
-        } while (this.again);
-        return this.list;
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+    return this.list;
   }
 }

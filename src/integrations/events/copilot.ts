@@ -2,8 +2,8 @@
 // camelCase payloads *without* an event-name field, so the hook command should pass the event name
 // (`nerdr hook copilot <event>` → eventHint). Without a hint the event is inferred from the fields.
 // PascalCase registrations give Claude-compatible payloads and go through the Claude mapping.
-import { claudeLike } from './claude-like.js';
-import { isObj, normEvent, sessionSource, str, bool, type HookFact } from './types.js';
+import { claudeLike, keptFromSubagent, sessionEndFact, sessionStartFact } from './claude-like.js';
+import { isObj, normEvent, str, bool, type HookFact } from './types.js';
 
 function inferEvent(p: Record<string, unknown>): string | undefined {
   if (p['notification_type'] !== undefined || p['notificationType'] !== undefined) return 'notification';
@@ -35,11 +35,8 @@ export function mapCopilot(payload: unknown, eventHint?: string): HookFact | nul
 
     let fact: HookFact | null = null;
     switch (ev) {
-      case 'sessionstart': {
-        const source = sessionSource(str(payload, 'source'));
-        if (source === 'compact') return null;
-        return { ...base, kind: 'session-start', source: source ?? 'startup' };
-      }
+      case 'sessionstart':
+        return sessionStartFact(base, payload);
       case 'subagentstart':
         return { ...base, kind: 'subagent-start', ...(subId ? { subagentId: subId } : {}), detail: str(payload, 'agentName', 'agentType') ?? 'subagent' };
       case 'subagentstop':
@@ -77,19 +74,13 @@ export function mapCopilot(payload: unknown, eventHint?: string): HookFact | nul
         if (bool(payload, 'recoverable') === true) return null;
         fact = { ...base, kind: 'turn-end', error: true, backgroundTasks: 0, subagentsRunning: 0 };
         break;
-      case 'sessionend': {
-        const reason = str(payload, 'reason');
-        fact = { ...base, kind: 'session-end', ...(reason ? { reason } : {}) };
+      case 'sessionend':
+        fact = sessionEndFact(base, payload);
         break;
-      }
       default:
         // PascalCase Claude-compatible events (UserPromptSubmit, PreToolUse, Stop …)
         return claudeLike('copilot', payload, eventHint);
     }
-    if (fromSubagent) {
-      if (fact.kind !== 'permission' && fact.kind !== 'question') return null;
-      fact.subagent = true;
-    }
-    return fact;
+    return fromSubagent ? keptFromSubagent(fact) : fact;
   } catch { return null; }
 }

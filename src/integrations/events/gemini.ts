@@ -13,6 +13,18 @@ import { isObj, normEvent, sessionSource, str, type HookFact } from './types.js'
 const TAIL_BYTES = 64 * 1024;
 
 /**
+ * A Gemini turn end whose transcript ends in "Request cancelled." is an interrupt (its AfterAgent
+ * payload cannot tell). Not pure: reads the transcript's tail.
+ */
+export function refineGemini(fact: HookFact): HookFact {
+  if (fact.kind === 'turn-end' && fact.transcript && geminiTurnCancelled(fact.transcript.path, fact.transcript.at)) {
+    const { transcript: _t, backgroundTasks: _b, subagentsRunning: _s, ...rest } = fact;
+    return { ...rest, kind: 'interrupt', detail: 'Request cancelled.' };
+  }
+  return fact;
+}
+
+/**
  * Whether the last message in a Gemini transcript (`chats/session-*.jsonl`) up to `at` (an ISO
  * time; default: the end) is Gemini's "Request cancelled." note: the turn was interrupted. Reads at
  * most the file's last 64 KiB; a file it cannot read or parse says no.

@@ -1,22 +1,15 @@
-// Dispatch a raw hook payload to the agent's mapper. Pure; never throws.
+// Dispatch a raw hook payload to the agent's mapper (its integration's `hooks.map`; each lives in
+// events/<agent>.ts). Pure; never throws.
 export * from './types.js';
-import { mapAgy } from './agy.js';
-import { mapClaude } from './claude.js';
-import { mapCodex, mapCodexNotify } from './codex.js';
-import { mapCopilot } from './copilot.js';
-import { geminiTurnCancelled, mapGemini } from './gemini.js';
-import { mapGrok } from './grok.js';
-import { mapKilo, mapOpencode } from './opencode.js';
-import { mapPi } from './pi.js';
-import { mapQwen } from './qwen.js';
 import type { HookFact, HookMapper } from './types.js';
-import { integrationFor } from '../index.js';
+import { INTEGRATIONS, integrationFor } from '../index.js';
 
-export { mapAgy, mapClaude, mapCodex, mapCodexNotify, mapCopilot, mapGemini, mapGrok, mapKilo, mapOpencode, mapPi, mapQwen };
+/** The agents whose hooks or plugin report to nerdr: those whose integration maps hook payloads. */
+export const HOOK_AGENTS: readonly string[] = Object.values(INTEGRATIONS).filter((i) => i.hooks !== null).map((i) => i.id);
 
 /**
  * The mapper of an agent (its integration's `hooks.map`), by id or by any name herdr knows it by
- * (labels.ts); undefined when the agent has no hook mapping.
+ * (its `aliases`); undefined when the agent has no hook mapping.
  */
 export function hookMapperFor(agent: string): HookMapper | undefined {
   return integrationFor(agent.trim().toLowerCase())?.hooks?.map;
@@ -35,14 +28,10 @@ export function mapHookPayload(agent: string, payload: unknown, eventHint?: stri
 }
 
 /**
- * A fact with what its payload could not say, from the agent's own files: a Gemini turn end whose
- * transcript ends in "Request cancelled." is an interrupt. Not pure (reads the transcript's tail);
- * the supervisor calls it once per turn end.
+ * A fact with what its payload could not say, from the agent's own files (its integration's
+ * `hooks.refine`: Gemini's cancelled turn). Not pure; the supervisor calls it once per fact.
  */
 export function refineFact(fact: HookFact): HookFact {
-  if (fact.kind === 'turn-end' && fact.agent === 'gemini' && fact.transcript && geminiTurnCancelled(fact.transcript.path, fact.transcript.at)) {
-    const { transcript: _t, backgroundTasks: _b, subagentsRunning: _s, ...rest } = fact;
-    return { ...rest, kind: 'interrupt', detail: 'Request cancelled.' };
-  }
-  return fact;
+  const refine = integrationFor(fact.agent)?.hooks?.refine;
+  return refine ? refine(fact) : fact;
 }

@@ -2,11 +2,6 @@
 // Each agent module turns the JSON its hook writes to stdin into at most one HookFact.
 // The arbiter (src/state) consumes facts; it never looks at raw payloads.
 
-/** Agents that have a hook/plugin mapping. */
-export type HookAgent = 'claude' | 'codex' | 'opencode' | 'kilo' | 'copilot' | 'gemini' | 'agy' | 'grok' | 'qwen' | 'pi';
-
-export const HOOK_AGENTS: readonly HookAgent[] = ['claude', 'codex', 'opencode', 'kilo', 'copilot', 'gemini', 'agy', 'grok', 'qwen', 'pi'];
-
 /**
  * What happened, normalised.
  * - `session-start`   a conversation began or was resumed/cleared (compaction restarts are dropped by the mappers)
@@ -43,7 +38,8 @@ export type SessionSource = 'startup' | 'resume' | 'clear' | 'compact' | 'fork' 
 
 export interface HookFact {
   kind: HookKind;
-  agent: HookAgent;
+  /** The id of the integration whose hook sent it. */
+  agent: string;
   /** The agent's own event name, as received (e.g. "PermissionRequest", "session.status"). */
   event: string;
   /** The agent's conversation/session id when the payload carries one. */

@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AgentStatusWatcher, parseStatusFile, sessionsDir, startTicks, statusFor } from '../../../src/supervisor/agent-status.js';
+import { AgentStatusWatcher, parseStatusFile, startTicks, statusFor } from '../../../src/supervisor/agent-status.js';
+import { claudeSessionsDir as sessionsDir } from '../../../src/integrations/claude.js';
 import { systemClock } from '../../../src/supervisor/clock.js';
 import type { AgentStatus } from '../../../src/state/index.js';
 
