@@ -13,10 +13,11 @@ import path from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /** Files that flood output or events, or measure a stall or a revival: one at a time. */
-const FLOODS = ['foundation', 'stall', 'stall-holdup', 'adoption', 'revival', 'mirror', 'exit-guard', 'spool'];
+const FLOODS = ['flood', 'stall', 'stall-holdup', 'adoption', 'revival', 'mirror', 'exit-guard', 'spool'];
 /** What depends on the tmux version: the control protocol, the mirror, hooks and formats. */
 const CONTRACT = [
   'foundation',
+  'flood',
   'stall',
   'stall-holdup',
   'adoption',
@@ -30,7 +31,9 @@ const CONTRACT = [
   'identify',
   'locale',
   'message-once',
-  'messages',
+  'messages-send',
+  'messages-wait',
+  'messages-queue',
 ];
 /** Live files that wait more than they compute run side by side, this many at once. */
 const LIVE_WORKERS = 4;

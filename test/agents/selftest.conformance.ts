@@ -57,7 +57,7 @@ describe.skipIf(!tmuxAvailable)('nerdr selftest', () => {
     const out = r.stdout;
     expect(r.code, `${out}\n${r.stderr}`).toBe(0);
     expect(out).toContain(`Claude Code ${PINNED}, a version nerdr's own suite proved`);
-    for (const [phase, state] of [
+    for (const [phase, state] of <[string, string][]>[
       ['idle at startup', 'idle'],
       ['working while the model answers', 'working'],
       ['done at the end of the turn', 'done'],

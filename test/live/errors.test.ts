@@ -3,7 +3,7 @@
 // after a 10 s wait for "did not start": the start record's reason (src/supervisor/holder.ts
 // startFailure), shown by the CLI's ensureSupervisor (src/cli/context.ts). The statuses other live
 // tests do not reach are here: 3 from `supervisor status`, 6 from `events --no-start` (124 and 3
-// of `wait`: messages.test.ts; 5: events.test.ts; 2: hooks.test.ts, selftest.test.ts).
+// of `wait`: messages-wait.test.ts; 5: events.test.ts; 2: hooks.test.ts, selftest.test.ts).
 import { rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverFiles } from '../../src/paths.js';
