@@ -79,12 +79,22 @@ describe.skipIf(!tmuxAvailable)('the status line while no supervisor runs', () =
       },
       { what: 'the offline look, or a new supervisor', timeoutMs: 10_000 },
     );
+    // the next test starts from a supervisor that runs, not from one tmux is still starting
+    await waitFor(async () => {
+      const now = await env.supervisorPid();
+      return now !== null && now !== pid && (await live()) !== false;
+    }, { what: 'the revived supervisor and the live look', timeoutMs: 15_000 });
   });
 
   it("a control client that leaves without a word: every status line is repainted at once (_nerdr's client-detached hook)", async () => {
     // no supervisor (for good), and a bare control client on _nerdr in its place
     expect((await env.nerdr('supervisor', 'stop')).code).toBe(0);
-    await waitFor(offline, { what: 'the offline look', timeoutMs: 5_000 });
+    await waitFor(offline, { what: 'the offline look', timeoutMs: 5_000 }).catch(async (err: Error) => {
+      // what tmux has while the bar is not offline: the clients and the hidden session's panes
+      const clients = await env.tmuxOk('list-clients', '-F', '#{client_pid} #{client_control_mode} #{client_flags} #{session_name}');
+      const panes = await env.tmuxOk('list-panes', '-s', '-t', '=_nerdr', '-F', '#{window_name} #{pane_id} #{pane_dead} #{pane_pid}');
+      throw new Error(`${err.message}; clients: ${clients.trim().replace(/\n/g, ' | ')}; _nerdr: ${panes.trim().replace(/\n/g, ' | ')}; bar: ${(await drawn()).text}`);
+    });
     const bare = spawn('tmux', ['-L', env.server, '-C', 'attach', '-t', '=_nerdr'], { env: env.env, stdio: ['pipe', 'ignore', 'ignore'] });
     const clients = async (): Promise<string[][]> => (await env.tmuxOk('list-clients', '-F', '#{client_control_mode} #{client_pid} #{client_name}')).trim().split('\n').map((l) => l.split(' '));
     const control = await waitFor(async () => (await clients()).find(([mode]) => mode === '1'), { what: 'the bare control client attached' });
