@@ -112,11 +112,12 @@ export function checkParams<M extends MethodName>(method: M, params: unknown): P
 
 function issueText(issue: z.core.$ZodIssue, params: unknown): string {
   const where = issue.path.map(String).join('.') || 'params';
+  if (issue.message.startsWith('must ')) return `${where} ${issue.message}`;
   if (issue.code === 'invalid_type') {
     const given = valueAt(params, issue.path);
     return given === undefined ? `${where} is missing: expected ${a(issue.expected)}` : `${where} must be ${a(issue.expected)}, not ${kind(given)}`;
   }
-  return issue.message.startsWith('must ') ? `${where} ${issue.message}` : `${where}: ${issue.message}`;
+  return `${where}: ${issue.message}`;
 }
 
 function valueAt(v: unknown, at: readonly PropertyKey[]): unknown {
