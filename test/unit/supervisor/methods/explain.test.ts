@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { explain } from '../../../../src/supervisor/methods/explain.js';
 import { startRig, type Rig } from '../harness.js';
 import { call, hostOf } from './call.js';
+import { IDLE } from './screens.js';
 
 let rig: Rig | null = null;
 afterEach(async () => {
@@ -9,8 +10,6 @@ afterEach(async () => {
   rig = null;
 });
 
-const RULE = '─'.repeat(80);
-const IDLE = ['nerdr demo agent', '', RULE, '❯', RULE, '  ? for shortcuts · demo agent'];
 
 describe('nerdr.explain', () => {
   it("answers the row, the arbiter's view and the detection that set the state", async () => {
