@@ -2,19 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { receipt } from '../../../../src/supervisor/methods/receipt.js';
 import { startRig, type Rig } from '../harness.js';
 import { call, fakeRequest, hostOf } from './call.js';
-import { IDLE, WORKING } from './screens.js';
+import { IDLE, show, WORKING } from './screens.js';
 
 let rig: Rig | null = null;
 afterEach(async () => {
   await rig?.done();
   rig = null;
 });
-
-/** The pane shows these rows now. */
-const show = (r: Rig, pane: string, rows: string[]): void => r.channel().output(pane, '\x1b[2J\x1b[H' + rows.join('\r\n'));
-void show;
-void IDLE;
-void WORKING;
 
 describe('nerdr.receipt', () => {
   it("answers a message's receipt; with follow, a stream of each step until it closes", async () => {
@@ -27,9 +21,9 @@ describe('nerdr.receipt', () => {
     expect(r).toMatchObject({ receipt: { id, pastedAt: null, closedAt: null }, window: '@1', name: 'api' });
     expect(req.streamed()).toBe(true);
     // at the prompt: typed in, its turn starts and ends
-    show(rig, '%1', IDLE);
+    show(rig.channel(), '%1', IDLE);
     await rig.wait(4000);
-    show(rig, '%1', WORKING);
+    show(rig.channel(), '%1', WORKING);
     await rig.wait(300);
     const steps = req.lines as { event: string; data: { id: string; pastedAt: number | null } }[];
     expect(steps.length).toBeGreaterThan(0);

@@ -16,3 +16,8 @@ export function family(t: FakeTmux): void {
   t.addPane({ name: 'helper', options: new Map([['@nerdr_lineage', 'boss']]), screen: WORKING });
   t.addPane({ name: 'other', screen: WORKING });
 }
+
+/** The pane shows these rows now (a clear, then the rows). */
+export function show(channel: { output(pane: string, text: string): void }, pane: string, rows: string[]): void {
+  channel.output(pane, '\x1b[2J\x1b[H' + rows.join('\r\n'));
+}

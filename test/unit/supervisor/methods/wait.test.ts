@@ -2,19 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { wait } from '../../../../src/supervisor/methods/wait.js';
 import { startRig, type Rig } from '../harness.js';
 import { call, fakeRequest, hostOf } from './call.js';
-import { IDLE, WORKING } from './screens.js';
+import { IDLE, show, WORKING } from './screens.js';
 
 let rig: Rig | null = null;
 afterEach(async () => {
   await rig?.done();
   rig = null;
 });
-
-/** The pane shows these rows now. */
-const show = (r: Rig, pane: string, rows: string[]): void => r.channel().output(pane, '\x1b[2J\x1b[H' + rows.join('\r\n'));
-void show;
-void IDLE;
-void WORKING;
 
 describe('nerdr.wait', () => {
   it('answers once the window reaches one of the states', async () => {
@@ -25,7 +19,7 @@ describe('nerdr.wait', () => {
     void call(wait, hostOf(rig), { target: 'api', until: ['idle', 'done'] }).then((r) => (answer = r));
     await rig.wait(300);
     expect(answer).toBeNull();
-    show(rig, '%1', IDLE);
+    show(rig.channel(), '%1', IDLE);
     await rig.wait(4000);
     expect(answer).toMatchObject({ target: '@1', agent: { name: 'api' } });
     expect(['idle', 'done']).toContain(answer!.state);
