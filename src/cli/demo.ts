@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { AGENTS } from '../integrations/agents.js';
 import { nerdrBin, packageRoot, serverFiles } from '../paths.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 import { serverRunning, tmuxOk, checkTmuxVersion } from '../tmux/server.js';
 import { call, callerSession, globalOpts, tmuxSocket } from './context.js';
 import { createWindow } from './new.js';

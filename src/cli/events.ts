@@ -12,7 +12,7 @@
 import type { Command } from 'commander';
 import { exitFor, NerdrError } from '../errors.js';
 import { request, subscribe, SocketRequestError, type Subscription } from '../supervisor/socket/index.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 import type { EventLine } from '../supervisor/events.js';
 import { ensureSupervisor, socketError, supervisorAnswers, tmuxSocket } from './context.js';
 import { serverFiles } from '../paths.js';

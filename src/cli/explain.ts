@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { call, noAgents } from './context.js';
 import { printJson } from './print.js';
 import { age } from '../looks.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 import type { ArbiterView } from '../state/index.js';
 import { remote } from './remote.js';
 

@@ -12,7 +12,7 @@ import { configDir } from '../paths.js';
 import { readText, writeIfChanged } from '../integrations/common.js';
 import { withHost, withoutHost } from '../fleet/config-file.js';
 import { classifyExit, sshArgv, sshAttachArgv } from '../fleet/ssh.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 import { ageText, countsText, fleetPlain } from '../fleet/fleet.js';
 import type { HostStatus, RemoteAgent } from '../fleet/link.js';
 import { call, callerSecret, supervisorAnswers, tmuxSocket } from './context.js';

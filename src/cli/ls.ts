@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { call } from './context.js';
 import { printJson, table } from './print.js';
 import { age } from '../looks.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 
 const STATE_ORDER = ['blocked', 'done', 'working', 'idle', 'unknown', 'exited'];
 const GLYPH: Record<string, string> = { blocked: '✋', done: '✓', working: '⏳', idle: '○', unknown: '◌', exited: '✕' };

@@ -5,7 +5,7 @@ import { NerdrError } from '../errors.js';
 import { tmux } from '../tmux/server.js';
 import { argvSafe, escapeFormat } from '../tmux/quote.js';
 import { call, callerSecret, tmuxSocket } from './context.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 import { urgentOrder } from '../supervisor/urgent.js';
 import { printJson } from './print.js';
 import { remote } from './remote.js';

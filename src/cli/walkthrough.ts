@@ -6,7 +6,7 @@ import { NerdrError } from '../errors.js';
 import { callerWindow, listAgents } from '../extras/agents.js';
 import { appendJsonLine } from '../extras/store.js';
 import { readWalkthrough, stepFile, walkthroughFile, type WalkthroughStep, type WalkthroughWindow } from '../extras/walkthrough.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 import { globalOpts } from './context.js';
 import { printJson } from './print.js';
 import { readStdin } from './why.js';

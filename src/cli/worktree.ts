@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { serverFiles, stateDir } from '../paths.js';
 import { request } from '../supervisor/socket/index.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 import { checkGitVersion, mainCheckout } from '../worktrees/git.js';
 import { WorktreeRegistry, type WorktreeRecord } from '../worktrees/registry.js';
 import { describeWorktree, mergeWorktree, removalProblems, removeWorktree, windowsIn } from '../worktrees/manage.js';

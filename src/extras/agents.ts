@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { serverFiles } from '../paths.js';
 import { request } from '../supervisor/socket/index.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 import { resolveSocket, tmux, type ServerChoice } from '../tmux/server.js';
 
 /** The rows of `nerdr.ls`, or null when no supervisor answers for this tmux server. */

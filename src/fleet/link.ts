@@ -5,7 +5,7 @@
 // anything on the host. The process and the clock are injected (unit-tested without ssh).
 
 import type { Clock, Timer } from '../supervisor/clock.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 import type { EventLine } from '../supervisor/events.js';
 import type { LinkLine } from '../cli/events.js';
 import { sanitize } from '../supervisor/socket/sanitize.js';

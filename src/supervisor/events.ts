@@ -5,7 +5,7 @@
 // changes are no longer written, and when it has caught up one `resync` line gives it every row
 // again. docs/orchestration.md.
 
-import type { AgentRow } from './api.js';
+import type { AgentRow } from '../protocol/index.js';
 
 /** Unread bytes past which a reader gets a `resync` instead of each change. */
 export const RESYNC_AT_BYTES = 256 * 1024;

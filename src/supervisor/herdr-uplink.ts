@@ -7,7 +7,7 @@
 
 import { execFile } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import type { AgentRow } from './api.js';
+import type { AgentRow } from '../protocol/index.js';
 import { urgentOrder } from './urgent.js';
 
 /** What herdr is told: its states are idle, working, blocked, unknown. */

@@ -11,7 +11,9 @@ import { Supervisor } from './supervisor.js';
 import { createSocketServer, type HookReport, type SocketServer } from './socket/index.js';
 import { processStartMs, SpoolReader } from './spool.js';
 import type { WatchedAgent } from './agent.js';
-import { agentRow, registerApi } from './api.js';
+import { registerMethods } from './api.js';
+import { agentRow } from './rows.js';
+import { fleet as fleetMethod, fleetReload, SUPERVISOR_METHODS, supervisorHost } from './methods/index.js';
 import { FOCUS_SUBSCRIPTION, FocusSwitch, focusWatchCommands, HerdrUplink, herdrTarget } from './herdr-uplink.js';
 import { command } from '../tmux/quote.js';
 import type { Timer } from './clock.js';
@@ -47,7 +49,7 @@ export async function serveSocket(sup: Supervisor, path: string, log: Logger, kn
     onHook: (h) => applyHook(sup, h),
     onReport: (r) => sup.onReport(r.window, r),
   });
-  registerApi(server, sup, path);
+  registerMethods(server, SUPERVISOR_METHODS, supervisorHost(sup, { socketPath: path }));
   return server;
 }
 
@@ -198,7 +200,7 @@ function reportToHerdr(sup: Supervisor, socket: string, log: Logger): void {
   let timer: Timer | null = null;
   const push = (): void => {
     timer = null;
-    up.update([...sup.agents.values()].map((a) => agentRow(a, sup)));
+    up.update([...sup.agents.values()].map((a) => agentRow(a, sup.messages)));
   };
   sup.on('change', () => void (timer ??= sup.clock.after(100, push)));
   push();
@@ -211,7 +213,7 @@ function reportToHerdr(sup: Supervisor, socket: string, log: Logger): void {
   const focus = new FocusSwitch();
   sup.on('subscription', (name, value) => {
     if (name !== FOCUS_SUBSCRIPTION) return;
-    const go = focus.focused(value, [...sup.agents.values()].map((a) => agentRow(a, sup)));
+    const go = focus.focused(value, [...sup.agents.values()].map((a) => agentRow(a, sup.messages)));
     if (!go) return;
     if ('stay' in go) return log('info', `inside herdr: focus of ${go.client}; staying: ${go.stay}`);
     const a = [...sup.agents.values()].find((x) => x.id === go.agent.id);
@@ -259,10 +261,6 @@ export function followFleet(sup: Supervisor, server: SocketServer, log: Logger):
   };
   load();
   if (fleet.size > 0) log('info', `fleet: following ${fleet.size} host(s)`);
-  server.handle('nerdr.fleet', () => ({ hosts: fleet.hosts(), now: sup.clock.now() }));
-  server.handle('nerdr.fleet-reload', () => {
-    load();
-    return { hosts: fleet.hosts(), now: sup.clock.now() };
-  });
+  registerMethods(server, [fleetMethod, fleetReload], { hosts: () => fleet.hosts(), now: () => sup.clock.now(), reload: load });
   return fleet;
 }

@@ -14,7 +14,9 @@ import type { Report } from './socket/index.js';
 import { applyHerdrReport, reportError } from './reports.js';
 import { mapHookPayload, refineFact } from '../integrations/events/index.js';
 import { WatchedAgent, type WindowHost } from './agent.js';
-import { EXIT_STATUS_OPTION, HIDDEN_SESSION, LIST_PANES_FORMAT, paneExitStatus, parseLayoutSizes, parsePaneList } from './discover.js';
+import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
+import { PANE_SUBSCRIPTION_SPEC, parseSubscriptionChange } from './pane-watch.js';
+import { CLIENT_VIEWS_FORMAT, parseClientViews } from './client-list.js';
 import { LightsWriter } from './lights.js';
 import { lightBgFrom, looksFromOptions, offlineLookFrom, parseShowOptions } from '../looks.js';
 import { StatusKeeper, STATUS_SUBSCRIPTION } from './status-keeper.js';
@@ -26,7 +28,7 @@ import { SessionSaver } from './saver.js';
 import { ViewWatcher } from './views.js';
 import { ActiveWindows, type ActiveWindow } from './active.js';
 import { endStaleClients } from './stale.js';
-import { Notifier, type ClientView, type NotifyChannels } from './notify.js';
+import { Notifier, type NotifyChannels } from './notify.js';
 import path from 'node:path';
 import type { Logger } from './log.js';
 import { TmuxCommandError } from '../errors.js';
@@ -224,7 +226,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     );
     // the lights' offline look shows at once when this client goes, not at the next status-interval
     await this.run(detachRedrawHook(HIDDEN_SESSION));
-    await this.run(command('refresh-client', '-B', `nerdr-p:%*:#{pane_dead}|#{pane_dead_status}|#{pane_in_mode}|#{${EXIT_STATUS_OPTION}}|#{pane_current_command}`));
+    await this.run(command('refresh-client', '-B', PANE_SUBSCRIPTION_SPEC));
     if (this.opts.installLights) {
       await this.installLights();
       await this.statusKeeper.subscribe();
@@ -365,16 +367,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private onSubscription(args: string): void {
-    // nerdr-p $S @W idx %P : dead|status|in_mode|guard's status|command (which may hold a |)
-    const sep = args.indexOf(' : ');
-    if (sep < 0) return;
-    const head = args.slice(0, sep).split(' ');
-    if (head[0] !== 'nerdr-p') {
-      if (head[0]) this.emit('subscription', head[0], args.slice(sep + 3));
-      return;
-    }
-    const [dead, status = '', inMode, guardStatus = '', ...command] = args.slice(sep + 3).split('|');
-    this.agents.get(head[4] ?? '')?.paneChanged(dead === '1', paneExitStatus(dead === '1', status, guardStatus), inMode === '1', command.join('|'));
+    const c = parseSubscriptionChange(args);
+    if (c?.kind === 'other') this.emit('subscription', c.name, c.value);
+    else if (c) this.agents.get(c.change.pane)?.paneChanged(c.change.dead, c.change.status, c.change.inMode, c.change.command);
   }
 
   // ---- state -------------------------------------------------------------------------
@@ -424,19 +419,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.sendLine(
       [
         command('display', '-p', '-t', a.paneId, '#{pane_tty}'),
-        command('list-clients', '-F', '#{client_control_mode}\t#{window_id}\t#{pane_tty}\t#{allow-passthrough}'),
+        command('list-clients', '-F', CLIENT_VIEWS_FORMAT),
       ],
       ([tty, clients]) => {
         if (!tty?.ok || !clients?.ok || this.agents.get(a.paneId) !== a) return;
-        const views: ClientView[] = clients.lines
-          .map((l) => l.toString().split('\t'))
-          .map(([control, win = '', paneTty = '', pass = '']) => ({
-            control: control === '1',
-            windowId: win,
-            paneTty,
-            // tmux 3.3 prints the flag as 1, later versions as on/all
-            passthrough: passthroughKnown ? pass === 'on' || pass === 'all' || pass === '1' : true,
-          }));
+        const views = parseClientViews(clients.lines.map((l) => l.toString()), passthroughKnown);
         const what = a.state === 'blocked' ? 'needs you' : 'finished';
         this.notifier.notify({ windowId: a.windowId, paneTty: tty.lines.join('').trim(), title: `nerdr: ${a.name}`, body: `${a.agent} ${what}` }, key, views);
       },

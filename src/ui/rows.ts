@@ -2,7 +2,7 @@
 
 import os from 'node:os';
 import { age } from '../looks.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 import type { Kind } from '../looks.js';
 
 /** The agent row as the supervisor sends it, with the fields other versions may lack. */

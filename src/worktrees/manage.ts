@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
-import type { AgentRow } from '../supervisor/api.js';
+import type { AgentRow } from '../protocol/index.js';
 import { aheadBehind, branchExists, commitsOnlyOn, currentRef, git, GitError, gitOk, lastCommit, type ChangedFile, type LastCommit } from './git.js';
 import { changedFiles } from './status.js';
 import type { WorktreeRecord } from './registry.js';

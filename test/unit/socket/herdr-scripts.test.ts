@@ -15,7 +15,7 @@ import type { ManifestRegistry } from '../../../src/detect/index.js';
 import type { WatchedAgent } from '../../../src/supervisor/agent.js';
 import { systemClock } from '../../../src/supervisor/clock.js';
 import { startRig, type Rig } from '../supervisor/harness.js';
-import type { AgentRow } from '../../../src/supervisor/api.js';
+import type { AgentRow } from '../../../src/protocol/index.js';
 import { hashSecret } from '../../../src/supervisor/create.js';
 import { serveSocket } from '../../../src/supervisor/main.js';
 import { Supervisor } from '../../../src/supervisor/supervisor.js';

@@ -2,7 +2,7 @@
 // change, and a reader that falls behind getting one resync instead of every change.
 import { describe, expect, it } from 'vitest';
 import { EventFeed, RESYNC_AT_BYTES, rowChanges, type EventLine } from '../../../src/supervisor/events.js';
-import type { AgentRow } from '../../../src/supervisor/api.js';
+import type { AgentRow } from '../../../src/protocol/index.js';
 
 // the fields these tests look at; the feed compares whatever fields a row has
 const row = (name: string): AgentRow => ({ name, window: `@${name}`, id: `id-${name}`, state: 'idle', stateSince: 1, queue: 0, seen: true }) as unknown as AgentRow;

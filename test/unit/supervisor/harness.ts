@@ -380,6 +380,8 @@ export interface RigOptions {
   manifests?: ManifestRegistry;
   /** Which agent a pane's processes are (default: none). */
   probe?: (panePid: number) => Promise<Identification>;
+  /** A state folder of an earlier rig (its queues, its saved sessions): kept when this one is done. */
+  stateDir?: string;
 }
 
 /** A supervisor on a fake tmux with the given panes; started (connected, first scan done). */
@@ -388,7 +390,7 @@ export async function startRig(setup: (tmux: FakeTmux) => void = () => undefined
   setup(tmux);
   const time = new FakeTime();
   const server = tmux.server();
-  const stateDir = mkdtempSync(path.join(tmpdir(), 'nerdr-sup-'));
+  const stateDir = opts.stateDir ?? mkdtempSync(path.join(tmpdir(), 'nerdr-sup-'));
   const logs: string[] = [];
   const sup = new Supervisor({
     tmuxSocket: path.join(stateDir, 'no-tmux.sock'),
@@ -420,7 +422,7 @@ export async function startRig(setup: (tmux: FakeTmux) => void = () => undefined
     stateDir,
     async done() {
       await sup.stop();
-      rmSync(stateDir, { recursive: true, force: true });
+      if (!opts.stateDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,7 +1,7 @@
 // nerdr inside herdr (src/supervisor/herdr-uplink.ts): which pane, what is reported, and how often.
 import { describe, expect, it } from 'vitest';
 import { FocusSwitch, focusWatchCommands, HerdrUplink, herdrTarget, uplinkReport } from '../../../src/supervisor/herdr-uplink.js';
-import type { AgentRow } from '../../../src/supervisor/api.js';
+import type { AgentRow } from '../../../src/protocol/index.js';
 
 const row = (name: string, state: string, stateSince = 1): AgentRow => ({ name, state, stateSince }) as unknown as AgentRow;
 

@@ -1,0 +1,45 @@
+// `nerdr.restore`: the saved sessions the CLI loaded, restored here (so a Ctrl-C of the CLI
+// leaves no window unchecked). With dryRun: the plan, nothing done. Otherwise a stream: a
+// `window` event per window once it is settled, `warning`s, then `done` with all of them.
+
+import os from 'node:os';
+import { onPath, planLaunch } from '../../integrations/plan.js';
+import { planRestore } from '../../store/restore-plan.js';
+import { dryRunResults, isDir, liveState, restoreSessions, type RestoreEnv } from '../restore.js';
+import type { MethodHost } from './host.js';
+import { method } from './method.js';
+
+export const restore = method('nerdr.restore', async (host: Pick<MethodHost, 'restore' | 'log'>, p, ctx) => {
+  const saved = p.sessions;
+  const callerEnv = Object.fromEntries(Object.entries(p.callerEnv ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  const warnings: ((m: string) => void)[] = [];
+  const env: RestoreEnv = {
+    callerEnv,
+    home: callerEnv.HOME || os.homedir(),
+    plan: (agent, args, cwd, hooks) => planLaunch(agent, args, cwd, hooks, (m) => env.warn(m)),
+    onPath: (program) => onPath(program, callerEnv.PATH ?? process.env.PATH ?? ''),
+    isDir,
+    warn: (m) => {
+      host.log('warn', `restore: ${m}`);
+      for (const w of warnings) w(m);
+    },
+  };
+  if (p.dryRun === true) {
+    const plans = planRestore(saved, await liveState(host.restore));
+    return { dryRun: true, sessions: plans.map((x) => ({ session: x.session, create: x.create })), windows: await dryRunResults(plans, env) };
+  }
+  const stream = ctx.stream();
+  warnings.push((m) => void stream.event('warning', { message: m }));
+  void restoreSessions(host.restore, env, saved, (r) => void stream.event('window', r)).then(
+    (out) => {
+      stream.event('done', out);
+      stream.end();
+    },
+    (err: Error) => {
+      host.log('error', `restore failed: ${err.message}`);
+      stream.event('error', { message: err.message });
+      stream.end();
+    },
+  );
+  return { type: 'restore_started', sessions: saved.map((x) => x.session) };
+});
