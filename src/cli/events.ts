@@ -18,6 +18,7 @@ import { ensureSupervisor, socketError, supervisorAnswers, tmuxSocket } from './
 import { serverFiles } from '../paths.js';
 import { serverRunning } from '../tmux/server.js';
 import { clockTime } from './print.js';
+import { visible } from '../text.js';
 
 /** How long a stream whose supervisor went away waits for one to answer again. */
 export const RECONNECT_MS = 10_000;
@@ -105,7 +106,8 @@ export function register(program: Command): void {
         process.stdin.resume();
       }
       const first = sub.result as { agents: AgentRow[] };
-      const out = (text: string): void => void process.stdout.write(text + '\n');
+      // a line for people shows the control characters of names, titles and notes (src/text.ts)
+      const out = (text: string): void => void process.stdout.write((opts.json ? text : visible(text, { lines: true })) + '\n');
       if (opts.json && opts.asResync) out(JSON.stringify({ type: 'resync', at: Date.now(), agents: first.agents } satisfies EventLine));
       else for (const a of first.agents) out(opts.json ? JSON.stringify(a) : rowText(a));
       if (!opts.json && first.agents.length === 0 && !target) out('no agents yet; waiting for changes (Ctrl-C to stop)');

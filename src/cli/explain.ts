@@ -7,6 +7,7 @@ import { age } from '../looks.js';
 import type { AgentRow } from '../protocol/index.js';
 import type { ArbiterView } from '../state/index.js';
 import { remote } from './remote.js';
+import { visible } from '../text.js';
 
 interface Explain extends AgentRow {
   arbiter: ArbiterView;
@@ -78,6 +79,6 @@ export function register(program: Command): void {
         out.push(`  manifest: ${d.manifest.path} (${d.manifest.source}, version ${d.manifest.version ?? 'none'})`);
       }
       for (const t of v.pending) out.push(`  timer: ${t.name} in ${within(t.at - e.now)} — ${t.what}`);
-      process.stdout.write(out.join('\n') + '\n');
+      process.stdout.write(visible(out.join('\n'), { lines: true }) + '\n');
     });
 }

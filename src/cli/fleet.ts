@@ -19,6 +19,7 @@ import { call, callerSecret, supervisorAnswers, tmuxSocket } from './context.js'
 import { printJson, table } from './print.js';
 import { request } from '../supervisor/socket/index.js';
 import { serverFiles } from '../paths.js';
+import { visible } from '../text.js';
 
 export interface FleetAnswer {
   hosts: HostStatus[];
@@ -50,9 +51,10 @@ export function runRemote(fleet: FleetConfig, name: string, host: FleetHost, arg
   return new Promise((resolve) => {
     let stderr = '';
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', 'inherit', 'pipe'] });
-    child.stderr.on('data', (d: Buffer) => {
-      process.stderr.write(d);
-      stderr = (stderr + d.toString('utf8')).slice(-8192);
+    // the other host's words: shown, never obeyed by this terminal (src/text.ts)
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      process.stderr.write(visible(d, { lines: true }));
+      stderr = (stderr + d).slice(-8192);
     });
     child.on('error', (err) => {
       process.stderr.write(new NerdrError(`cannot run ${argv[0]}: ${err.message}`, 'install OpenSSH (ssh on PATH), or set [fleet] ssh in config.toml (docs/fleet.md)').render() + '\n');
@@ -61,7 +63,7 @@ export function runRemote(fleet: FleetConfig, name: string, host: FleetHost, arg
     child.on('close', (code, signal) => {
       if (code === 255 || code === 127 || code === 126) {
         const why = classifyExit(name, host, code, signal, stderr);
-        process.stderr.write(`nerdr: ${why.message}\n  fix: ${why.fix}\n`);
+        process.stderr.write(`nerdr: ${visible(why.message)}\n  fix: ${visible(why.fix)}\n`);
       }
       resolve(code ?? exitFor('failed'));
     });

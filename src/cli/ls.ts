@@ -5,6 +5,7 @@ import { call } from './context.js';
 import { printJson, table } from './print.js';
 import { age } from '../looks.js';
 import type { AgentRow } from '../protocol/index.js';
+import { visible } from '../text.js';
 
 const STATE_ORDER = ['blocked', 'done', 'working', 'idle', 'unknown', 'exited'];
 const GLYPH: Record<string, string> = { blocked: '✋', done: '✓', working: '⏳', idle: '○', unknown: '◌', exited: '✕' };
@@ -105,5 +106,5 @@ async function printFleet(cmd: Command, local: AgentRow[], json: boolean): Promi
   }
   process.stdout.write(table(['HOST', 'NAME', 'AGENT', 'STATE', 'FOR', 'SESSION', 'WINDOW', 'CWD'], rows));
   const down = a.hosts.filter((h) => h.state === 'down' && h.error);
-  for (const h of down) process.stderr.write(`nerdr: ${h.error!.message} (fix: ${h.error!.fix})\n`);
+  for (const h of down) process.stderr.write(`nerdr: ${visible(h.error!.message)} (fix: ${visible(h.error!.fix)})\n`);
 }

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { report } from '../errors.js';
 import { NERDR_VERSION } from '../version.js';
+import { visible } from '../text.js';
 
 type Register = (program: Command) => void;
 
@@ -106,7 +107,7 @@ export async function main(argv: string[]): Promise<void> {
     // no stack for users: a NerdrError says what failed and the fix; anything else is a bug,
     // one line, with the stack only under NERDR_DEBUG=1
     const out = report(err, process.env.NERDR_DEBUG === '1');
-    process.stderr.write(out.text);
+    process.stderr.write(visible(out.text, { lines: true }));
     process.exitCode = out.exit;
   }
 }

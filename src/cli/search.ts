@@ -7,6 +7,7 @@ import { findLogs } from '../extras/logs.js';
 import { searchLogs } from '../extras/search.js';
 import { globalOpts } from './context.js';
 import { printJson } from './print.js';
+import { visible } from '../text.js';
 
 export function register(program: Command): void {
   program
@@ -26,12 +27,12 @@ export function register(program: Command): void {
       const hits = await searchLogs(findLogs(scope.folders), query, limit);
       if (opts.json) return printJson(hits);
       if (hits.length === 0) {
-        process.stdout.write(`no match for "${query}"\n`);
+        process.stdout.write(`no match for "${visible(query)}"\n`);
         process.exitCode = exitFor('no_match');
         return;
       }
       for (const h of hits) {
-        process.stdout.write(`${h.file}:${h.line}  ${h.time ?? '-'}  ${h.tool} ${h.role}\n    ${h.snippet}\n`);
+        process.stdout.write(`${visible(h.file)}:${h.line}  ${visible(h.time ?? '-')}  ${visible(h.tool)} ${visible(h.role)}\n    ${visible(h.snippet)}\n`);
       }
     });
 }

@@ -10,6 +10,7 @@ import type { AgentRow } from '../protocol/index.js';
 import { globalOpts } from './context.js';
 import { printJson } from './print.js';
 import { readStdin } from './why.js';
+import { visible } from '../text.js';
 
 interface Opts {
   file?: string;
@@ -47,12 +48,12 @@ async function showTarget(cmd: Command, target: string | true): Promise<{ ref: W
 
 function show(steps: WalkthroughStep[], label: string): void {
   if (steps.length === 0) {
-    process.stdout.write(`no walkthrough for ${label} yet (an agent adds steps with: nerdr walkthrough --file F --line N "what to look at")\n`);
+    process.stdout.write(`no walkthrough for ${visible(label)} yet (an agent adds steps with: nerdr walkthrough --file F --line N "what to look at")\n`);
     return;
   }
   steps.forEach((s, i) => {
-    const where = s.file === null ? '' : `${s.file}${s.line === null ? '' : `:${s.line}`}  `;
-    process.stdout.write(`${i + 1}. ${where}${s.text.split('\n').join('\n   ')}\n`);
+    const where = s.file === null ? '' : `${visible(s.file)}${s.line === null ? '' : `:${s.line}`}  `;
+    process.stdout.write(`${i + 1}. ${where}${visible(s.text, { lines: true }).split('\n').join('\n   ')}\n`);
   });
 }
 

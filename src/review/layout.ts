@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { ReviewFile, ReviewFileKind } from './git.js';
 import type { ReviewNote } from './notes.js';
+import { visible } from '../text.js';
 
 export interface Box {
   top: number;
@@ -96,7 +97,7 @@ function counts(f: ReviewFile): string {
 /** One file: its status letter, path (shortened from the left) and +/- counts at the right edge. */
 export function fileLine(f: ReviewFile, width: number): string {
   const right = counts(f);
-  const name = f.from ? `${f.from} → ${f.path}` : f.path;
+  const name = visible(f.from ? `${f.from} → ${f.path}` : f.path);
   const room = Math.max(1, width - 2 - right.length - 1);
   const shown = fitStart(name, room);
   return `${f.status} ${shown}${' '.repeat(Math.max(1, width - 2 - [...shown].length - right.length))}${right}`;
@@ -119,13 +120,13 @@ export function fileList(files: readonly ReviewFile[], width: number, base: stri
 export function stepPlace(n: ReviewNote, folder: string): string {
   if (!n.file) return '';
   const rel = path.relative(folder, n.file) || path.basename(n.file);
-  return n.line ? `${rel}:${n.line}` : rel;
+  return visible(n.line ? `${rel}:${n.line}` : rel);
 }
 
 /** The walkthrough's steps, numbered, then the why notes; indexes run over steps then whys. */
 export function noteList(steps: readonly ReviewNote[], why: readonly ReviewNote[], width: number, folder: string): ListRow[] {
   const rows: ListRow[] = [];
-  const flat = (t: string): string => t.replace(/\s+/g, ' ').trim();
+  const flat = (t: string): string => visible(t.replace(/\s+/g, ' ').trim());
   if (steps.length) {
     rows.push({ kind: 'title', text: fitEnd(`walkthrough (${steps.length})`, width) });
     steps.forEach((n, i) => {

@@ -2,6 +2,7 @@
 
 import type { ReviewData } from './data.js';
 import { stepPlace } from './layout.js';
+import { visible } from '../text.js';
 
 function counts(added: number | null, removed: number | null): string {
   return added === null || removed === null ? 'binary' : `+${added} -${removed}`;
@@ -10,29 +11,29 @@ function counts(added: number | null, removed: number | null): string {
 export function reviewText(d: ReviewData): string {
   const out: string[] = [];
   const who = d.agent ? `${d.agent.name} (${d.agent.agent}, ${d.agent.state})` : d.window ? `${d.windowName || d.window} (no agent)` : d.windowName;
-  out.push(`window  ${d.window ? `${d.window} ` : ''}${who}`);
-  out.push(`folder  ${d.folder}`);
-  if (d.problem) out.push(`        ${d.problem}`);
+  out.push(`window  ${d.window ? `${d.window} ` : ''}${visible(who)}`);
+  out.push(`folder  ${visible(d.folder)}`);
+  if (d.problem) out.push(`        ${visible(d.problem)}`);
   if (d.repo) {
     const ab = d.ahead !== null && d.behind !== null ? `  ahead ${d.ahead}, behind ${d.behind}` : '';
-    out.push(`branch  ${d.branch ?? (d.head ? `detached at ${d.head.slice(0, 12)}` : 'no commits yet')}${d.base ? ` ← ${d.base}` : ''}${ab}`);
+    out.push(`branch  ${visible(d.branch ?? (d.head ? `detached at ${d.head.slice(0, 12)}` : 'no commits yet'))}${d.base ? ` ← ${visible(d.base)}` : ''}${ab}`);
     if (d.files.length === 0) out.push('files   no changes');
     else {
       out.push('files');
       const w = Math.max(...d.files.map((f) => f.kind.length));
-      for (const f of d.files) out.push(`  ${f.kind.padEnd(w)}  ${f.status} ${f.from ? `${f.from} → ` : ''}${f.path}  ${counts(f.added, f.removed)}`);
+      for (const f of d.files) out.push(`  ${f.kind.padEnd(w)}  ${f.status} ${visible(f.from ? `${f.from} → ` : '')}${visible(f.path)}  ${counts(f.added, f.removed)}`);
     }
   }
   if (d.steps.length) {
     out.push('walkthrough');
     d.steps.forEach((s, i) => {
       const place = stepPlace(s, d.folder);
-      out.push(`  ${i + 1}. ${place ? `${place}  ` : ''}${s.text.replace(/\s+/g, ' ')}`);
+      out.push(`  ${i + 1}. ${place ? `${place}  ` : ''}${visible(s.text.replace(/\s+/g, ' '))}`);
     });
   }
   if (d.why.length) {
     out.push('why');
-    for (const n of d.why) out.push(`  - ${n.text.replace(/\s+/g, ' ')}`);
+    for (const n of d.why) out.push(`  - ${visible(n.text.replace(/\s+/g, ' '))}`);
   }
   return out.join('\n') + '\n';
 }

@@ -4,6 +4,7 @@ import os from 'node:os';
 import { age } from '../looks.js';
 import type { AgentRow } from '../protocol/index.js';
 import type { Kind } from '../looks.js';
+import { visible } from '../text.js';
 
 /** The agent row as the supervisor sends it, with the fields other versions may lack. */
 export type AgentInfo = AgentRow & { queue?: number; queueStalled?: boolean };
@@ -56,15 +57,15 @@ export function dashRows(agents: AgentInfo[], now: number, home?: string): DashR
       session: a.session,
       sessions: a.sessions ?? [a.session],
       window: a.window,
-      name: a.name,
-      agent: a.displayAgent || a.reportedAgent || a.agent,
+      name: visible(a.name),
+      agent: visible(a.displayAgent || a.reportedAgent || a.agent),
       state: a.state + (a.state === 'working' && a.background ? '+bg' : ''),
       kind: lightKind(a),
       age: age(now - a.stateSince),
       queue: queueText(a),
-      cwd: shortCwd(a.cwd, home),
-      stateLabel: a.stateLabel ?? null,
-      title: a.title ?? null,
+      cwd: visible(shortCwd(a.cwd, home)),
+      stateLabel: a.stateLabel ? visible(a.stateLabel) : null,
+      title: a.title ? visible(a.title) : null,
     }));
 }
 

@@ -9,6 +9,7 @@
 import { tmux } from '../tmux/server.js';
 
 import { looksFromOptions, parseShowOptions, type Kind, type Look } from '../looks.js';
+import { visible } from '../text.js';
 
 /** The looks this tmux server is configured with. */
 export async function readLooks(sock: string): Promise<Record<Kind, Look>> {
@@ -51,9 +52,9 @@ export function blessedColour(c: string): string | null {
   return null;
 }
 
-/** Escapes text for a blessed box with tags on. */
+/** Escapes text for a blessed box with tags on: its control characters shown, its braces literal. */
 export function escapeTags(text: string): string {
-  return text.replace(/[{}]/g, (c) => (c === '{' ? '{open}' : '{close}'));
+  return visible(text).replace(/[{}]/g, (c) => (c === '{' ? '{open}' : '{close}'));
 }
 
 /** The light as blessed tags: colour and bold from the look's style list. */

@@ -1,0 +1,23 @@
+// Text that agents, repositories and other hosts wrote never reaches a terminal raw: a file name
+// or a note holding ESC ] 52 would set the clipboard, ESC ] 0 the window title, ESC [ 2 J clear
+// the screen. Every human-readable output passes such text through `visible` where it is
+// formatted, so nerdr's own styling still works and `--json` keeps the exact string
+// (docs/architecture.md, "Untrusted text").
+
+/**
+ * `text` with each control character (C0, DEL, C1) shown as what it is: `^[` for ESC, `^G` for
+ * BEL, `^?` for DEL, `<9b>` for a C1 such as CSI. With `lines`, a line break stays one (for text
+ * printed over several lines); tabs never stay, so a table cell keeps its width.
+ */
+export function visible(text: string, opts: { lines?: boolean } = {}): string {
+  // eslint-disable-next-line no-control-regex
+  if (!/[\u0000-\u001f\u007f-\u009f]/.test(text)) return text;
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    if (c === '\n' && opts.lines) return c;
+    const n = c.charCodeAt(0);
+    if (n < 0x20) return '^' + String.fromCharCode(n + 0x40);
+    if (n === 0x7f) return '^?';
+    return `<${n.toString(16)}>`;
+  });
+}
