@@ -1,0 +1,137 @@
+// `nerdr worktree rm | merge` and `nerdr new --worktree` never lose work (issue 26): a commit only
+// a detached HEAD holds, ignored files, what --force throws away, the user's own merge (or
+// bisect) in the main checkout, a branch left behind by a creation that failed, and the merge
+// commit's message. Real git repositories in a temporary folder; real tmux (a private server).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+
+describe.skipIf(!tmuxAvailable)('worktrees keep work', () => {
+  let env: LiveEnv;
+  let root: string;
+  let repo: string;
+  let wtRoot: string;
+  const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const nerdr = (...args: string[]) => env.nerdrWith(args, { cwd: repo });
+  const config = (text: string) => writeFileSync(path.join(env.configDir, 'config.toml'), text);
+  const commit = (cwd: string, file: string, text: string, subject: string): string => {
+    writeFileSync(path.join(cwd, file), text);
+    git(cwd, 'add', file);
+    git(cwd, 'commit', '-qm', subject);
+    return git(cwd, 'rev-parse', 'HEAD').trim();
+  };
+
+  /** A worktree made by `nerdr new --worktree`, its window left running or closed again. */
+  async function worktree(branch: string, keepWindow = false): Promise<{ where: string; win: string }> {
+    const r = await nerdr('new', '-d', '--worktree', branch, '--cmd', 'exec sleep 300');
+    expect(r.code, r.stderr).toBe(0);
+    const win = r.stdout.trim();
+    const where = path.join(wtRoot, branch.replace(/\//g, '-'));
+    if (!keepWindow) {
+      await env.tmuxOk('kill-window', '-t', win);
+      await waitFor(async () => !(await env.lsJson()).some((a) => a.window === win), { what: `the window of ${branch} to be gone` });
+    }
+    return { where, win };
+  }
+
+  beforeAll(async () => {
+    env = await startLiveEnv();
+    root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'nerdr-wt-keep-')));
+    repo = path.join(root, 'repo');
+    wtRoot = path.join(root, 'repo.worktrees');
+    mkdirSync(repo);
+    git(repo, 'init', '-q');
+    git(repo, 'config', 'user.email', 't@example.com');
+    git(repo, 'config', 'user.name', 'T');
+    git(repo, 'checkout', '-q', '-b', 'main');
+    writeFileSync(path.join(repo, 'README'), 'one\n');
+    writeFileSync(path.join(repo, '.gitignore'), '.env\nbuild/\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-qm', 'first');
+    writeFileSync(path.join(repo, '.env'), 'SECRET=1\n');
+  });
+
+  afterAll(async () => {
+    await env?.cleanup();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('rm refuses a worktree whose detached HEAD holds a commit no ref reaches, naming it and the fix', async () => {
+    const { where } = await worktree('detached');
+    git(where, 'checkout', '-q', '--detach');
+    const lonely = commit(where, 'lonely.txt', 'x\n', 'a lonely commit');
+    const r = await nerdr('worktree', 'rm', 'detached');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`1 commit on its detached HEAD that no branch or tag reaches (only git fsck would find it afterwards): ${lonely.slice(0, 7)}`);
+    expect(r.stderr).toMatch(/a lonely commit/);
+    expect(r.stderr).toMatch(new RegExp(`fix: .*branch NAME ${lonely.slice(0, 7)}`));
+    expect(existsSync(where)).toBe(true);
+    // once a branch holds it, nothing is lost and it goes without --force
+    git(repo, 'branch', 'keep-lonely', lonely);
+    const ok = await nerdr('worktree', 'rm', 'detached');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(existsSync(where)).toBe(false);
+  });
+
+  it('rm refuses ignored files and lists them; [worktrees] rm_ignored lets build output go, and a copy the main checkout has the same is no loss', async () => {
+    const { where } = await worktree('ignored');
+    writeFileSync(path.join(where, '.env'), 'SECRET=changed in the worktree\n');
+    mkdirSync(path.join(where, 'build'));
+    writeFileSync(path.join(where, 'build', 'out.bin'), Buffer.alloc(100 * 1024, 7));
+    const r = await nerdr('worktree', 'rm', 'ignored');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/2 ignored files or folders \(git would delete them\): \.env, build\//);
+    expect(r.stderr).toMatch(/\[worktrees\] rm_ignored/);
+    expect(existsSync(path.join(where, 'build', 'out.bin'))).toBe(true);
+    expect(existsSync(path.join(where, '.env'))).toBe(true);
+    try {
+      config('[worktrees]\nrm_ignored = ["build/"]\n');
+      const still = await nerdr('worktree', 'rm', 'ignored');
+      expect(still.code).toBe(1);
+      expect(still.stderr).toMatch(/1 ignored file or folder \(git would delete them\): \.env$/m);
+      writeFileSync(path.join(where, '.env'), 'SECRET=1\n');
+      const ok = await nerdr('worktree', 'rm', 'ignored');
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(ok.stdout).toMatch(/deleted 1 ignored file or folder \[worktrees\] rm_ignored lets go: build\//);
+      expect(ok.stdout).toMatch(/deleted 1 ignored file the main checkout has the same: \.env/);
+      expect(existsSync(where)).toBe(false);
+    } finally {
+      config('');
+    }
+  });
+
+  it('rm --force says which agent window it stopped and exactly what it threw away; names show control characters visibly', async () => {
+    const { where, win } = await worktree('forced', true);
+    const evil = 'evil\x1b[31mname';
+    writeFileSync(path.join(where, 'README'), 'one\nchanged\n');
+    writeFileSync(path.join(where, 'notes.txt'), 'n\n');
+    writeFileSync(path.join(where, evil), 'e\n');
+    writeFileSync(path.join(where, '.env'), 'SECRET=mine\n');
+    git(where, 'checkout', '-q', '--detach');
+    const lost = commit(where, 'gone.txt', 'g\n', 'a commit left behind');
+    const refused = await nerdr('worktree', 'rm', 'forced');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('evil\\x1b[31mname');
+    expect(refused.stderr).not.toContain('\x1b');
+    expect(refused.stderr).toMatch(/the agent window forced \(@\d+, unknown\) still runs in it/);
+
+    const r = await nerdr('worktree', 'rm', 'forced', '--force');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('\x1b');
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain(`stopped the agent window forced (${win}, unknown)`);
+    expect(lines).toContain(`removed the worktree ${where}`);
+    expect(lines).toContain('discarded 1 uncommitted change: README');
+    expect(lines).toContain('deleted 2 untracked files: evil\\x1b[31mname, notes.txt');
+    expect(lines).toContain('deleted 1 ignored file or folder: .env');
+    expect(r.stdout).toContain(`left 1 commit of its detached HEAD that no branch or tag reaches: ${lost.slice(0, 7)}`);
+    expect(r.stdout).toMatch(/a commit left behind \(until git gc prunes it, `git -C .* branch NAME [0-9a-f]+` brings it back\)/);
+    expect(lines).toContain('kept the branch forced');
+    expect(existsSync(where)).toBe(false);
+    await waitFor(async () => !(await env.lsJson()).some((a) => a.window === win), { what: 'the stopped window to be gone' });
+  });
+
+});
