@@ -5,7 +5,7 @@ import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
 import type { AgentRow } from '../supervisor/api.js';
-import { aheadBehind, branchExists, commitsOnlyOn, commitsOnlyOnDetachedHead, currentRef, git, GitError, gitOk, ignoredFiles, lastCommit, type ChangedFile, type LastCommit } from './git.js';
+import { aheadBehind, branchExists, commitsOnlyOn, commitsOnlyOnDetachedHead, currentRef, git, GitError, gitOk, ignoredFiles, lastCommit, mergeMessage, operationInProgress, type ChangedFile, type LastCommit, type Operation } from './git.js';
 import { changedFiles } from './status.js';
 import type { WorktreeRecord } from './registry.js';
 import { visible } from './visible.js';
@@ -182,6 +182,16 @@ export async function removeWorktree(rec: WorktreeRecord, opts: { force: boolean
   return done;
 }
 
+/** What is under way in a checkout, and how the user ends it (`g` is `git -C "<checkout>"`). */
+const OPERATION_TEXT: Record<Operation, { what: string; fix: (g: string) => string }> = {
+  merge: { what: 'a merge', fix: (g) => `finish it (${g} commit) or abort it (${g} merge --abort)` },
+  rebase: { what: 'a rebase', fix: (g) => `finish it (${g} rebase --continue) or abort it (${g} rebase --abort)` },
+  am: { what: 'a git am', fix: (g) => `finish it (${g} am --continue) or abort it (${g} am --abort)` },
+  'cherry-pick': { what: 'a cherry-pick', fix: (g) => `finish it (${g} cherry-pick --continue) or abort it (${g} cherry-pick --abort)` },
+  revert: { what: 'a revert', fix: (g) => `finish it (${g} revert --continue) or abort it (${g} revert --abort)` },
+  bisect: { what: 'a bisect', fix: (g) => `end it (${g} bisect reset)` },
+};
+
 export interface MergeResult {
   branch: string;
   into: string;
@@ -203,6 +213,10 @@ export async function mergeWorktree(rec: WorktreeRecord, intoGiven?: string): Pr
   const into = intoGiven ?? rec.base;
   const main = rec.repo;
   if (!existsSync(main)) throw new NerdrError(`the main checkout ${main} of ${rec.name} is gone`, `merge by hand: git merge ${rec.branch}`);
+  // the user's own merge (or rebase, …) there is theirs to finish: a merge on top of it would fail,
+  // and aborting that failure would throw their work away
+  const busy = await operationInProgress(main);
+  if (busy) throw new NerdrError(`the main checkout ${main} has ${OPERATION_TEXT[busy].what} in progress; nothing was merged`, `${OPERATION_TEXT[busy].fix(`git -C ${JSON.stringify(main)}`)}, then merge again`);
   if (!(await branchExists(main, into))) {
     throw new NerdrError(
       intoGiven ? `--into ${into} is not a branch of ${main}` : `the base of ${rec.name}, ${into}, is not a branch (the worktree was made from a commit)`,
@@ -221,7 +235,8 @@ export async function mergeWorktree(rec: WorktreeRecord, intoGiven?: string): Pr
   const count = Number((await gitOk(main, ['rev-list', '--count', `refs/heads/${into}..refs/heads/${rec.branch}`], 'git rev-list')).trim());
   if (count === 0) return { branch: rec.branch, into, repo: main, commits: 0, how: 'nothing', head: (await lastCommit(main))?.hash ?? null, leftBehind };
   const before = (await lastCommit(main))?.hash ?? null;
-  const r = await git(main, ['merge', '--no-edit', '--no-stat', `refs/heads/${rec.branch}`], {});
+  // the full ref, so a tag of the same name is not merged instead; the message names the branch
+  const r = await git(main, ['merge', '--no-edit', '--no-stat', '-m', await mergeMessage(main, rec.branch), `refs/heads/${rec.branch}`]);
   if (r.code !== 0) {
     const conflicts = (await git(main, ['diff', '--name-only', '--diff-filter=U', '-z'])).stdout.split('\0').filter(Boolean);
     const merging = (await git(main, ['rev-parse', '--quiet', '--verify', 'MERGE_HEAD'])).code === 0;

@@ -134,4 +134,55 @@ describe.skipIf(!tmuxAvailable)('worktrees keep work', () => {
     await waitFor(async () => !(await env.lsJson()).some((a) => a.window === win), { what: 'the stopped window to be gone' });
   });
 
+  it('merge refuses to start while the main checkout has a merge or a bisect of the user in progress, and leaves it as it was', async () => {
+    const { where } = await worktree('to-merge');
+    commit(where, 'feature.txt', 'f\n', 'the feature');
+    git(repo, 'branch', 'side');
+    // the user's own merge, under way: its result is the tree as it is, so the checkout looks clean
+    commit(repo, 'main-only.txt', 'm\n', 'on main');
+    git(repo, 'checkout', '-q', 'side');
+    commit(repo, 'side.txt', 's\n', 'on side');
+    git(repo, 'checkout', '-q', 'main');
+    git(repo, 'merge', '-q', '-s', 'ours', '--no-commit', 'side');
+    const mergeHead = path.join(repo, '.git', 'MERGE_HEAD');
+    expect(existsSync(mergeHead)).toBe(true);
+    const head = git(repo, 'rev-parse', 'HEAD').trim();
+
+    const r = await nerdr('worktree', 'merge', 'to-merge');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`the main checkout ${repo} has a merge in progress; nothing was merged`);
+    expect(r.stderr).toMatch(/fix: finish it \(git -C ".*" commit\) or abort it \(git -C ".*" merge --abort\), then merge again/);
+    expect(r.stderr).not.toMatch(/aborted/);
+    expect(existsSync(mergeHead)).toBe(true);
+    expect(git(repo, 'rev-parse', 'MERGE_HEAD').trim()).toBe(git(repo, 'rev-parse', 'side').trim());
+    expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(head);
+    git(repo, 'merge', '--abort');
+
+    git(repo, 'bisect', 'start');
+    try {
+      const b = await nerdr('worktree', 'merge', 'to-merge');
+      expect(b.code).toBe(1);
+      expect(b.stderr).toMatch(/has a bisect in progress; nothing was merged/);
+      expect(b.stderr).toMatch(/bisect reset/);
+      expect(git(repo, 'rev-parse', 'HEAD').trim()).toBe(head);
+    } finally {
+      git(repo, 'bisect', 'reset');
+    }
+    const ok = await nerdr('worktree', 'merge', 'to-merge');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/merged to-merge into main/);
+  });
+
+  it("merge names the branch by its short name in the merge commit's message, and merges the branch, not a tag of that name", async () => {
+    const { where } = await worktree('docs/readme');
+    const tip = commit(where, 'docs.txt', 'd\n', 'docs');
+    commit(repo, 'elsewhere.txt', 'e\n', 'main moves on');
+    git(repo, 'tag', 'docs/readme', 'main~1');
+    const r = await nerdr('worktree', 'merge', 'docs/readme', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ how: 'merge', branch: 'docs/readme', into: 'main' });
+    expect(git(repo, 'log', '-1', '--format=%s').trim()).toBe("Merge branch 'docs/readme'");
+    expect(git(repo, 'rev-parse', 'HEAD^2').trim()).toBe(tip);
+  });
+
 });
