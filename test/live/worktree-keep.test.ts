@@ -185,4 +185,29 @@ describe.skipIf(!tmuxAvailable)('worktrees keep work', () => {
     expect(git(repo, 'rev-parse', 'HEAD^2').trim()).toBe(tip);
   });
 
+  it('a branch whose folder the file system refuses leaves nothing behind: no branch, folder, record or window', async () => {
+    const before = (await env.lsJson()).length;
+    // each part of the ref is short enough; the folder name, with / as -, is not (NAME_MAX 255)
+    const long = `long/${'a'.repeat(200)}/${'b'.repeat(100)}`;
+    const r = await nerdr('new', '-d', '--worktree', long, '--cmd', 'exec sleep 300');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/File name too long/);
+    expect(r.stderr).toMatch(/was removed again, so nothing is left behind/);
+    expect(git(repo, 'branch', '--list', 'long/*').trim()).toBe('');
+    expect(git(repo, 'worktree', 'list', '--porcelain')).not.toContain('aaaa');
+    expect(readdirSync(wtRoot).filter((f) => f.startsWith('long-'))).toEqual([]);
+    const ls = await nerdr('worktree', 'ls', '--json');
+    expect((JSON.parse(ls.stdout) as { branch: string }[]).map((w) => w.branch)).not.toContain(long);
+    expect((await env.lsJson()).length).toBe(before);
+  });
+
+  it('a window that cannot be made takes back the worktree and branch made for it', async () => {
+    const r = await nerdr('new', '-d', '--worktree', 'no-window', '-t', 'no-such-session', '--cmd', 'exec sleep 300');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no window was made, so the folder .*no-window and the branch no-window made for it were removed again/);
+    expect(git(repo, 'branch', '--list', 'no-window').trim()).toBe('');
+    expect(existsSync(path.join(wtRoot, 'no-window'))).toBe(false);
+    const ls = await nerdr('worktree', 'ls', '--json');
+    expect((JSON.parse(ls.stdout) as { branch: string }[]).map((w) => w.branch)).not.toContain('no-window');
+  });
 });
