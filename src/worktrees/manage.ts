@@ -102,10 +102,13 @@ export interface RemovalCheck {
   running: AgentRow[];
 }
 
+/** Larger ignored files are not compared with the main checkout's: refused, not read into memory. */
+const SAME_FILE_LIMIT = 8 * 1024 * 1024;
+
 function sameFile(a: string, b: string): boolean {
   try {
     const [sa, sb] = [lstatSync(a), lstatSync(b)];
-    return sa.isFile() && sb.isFile() && sa.size === sb.size && readFileSync(a).equals(readFileSync(b));
+    return sa.isFile() && sb.isFile() && sa.size === sb.size && sa.size <= SAME_FILE_LIMIT && readFileSync(a).equals(readFileSync(b));
   } catch {
     return false;
   }
