@@ -78,6 +78,8 @@ export interface WorktreesConfig {
   copy: string[];
   /** A shell command run in a new worktree, in its window, before the agent starts. */
   setup: string | null;
+  /** Ignored files or folders (`build/`) `nerdr worktree rm` may delete without --force. */
+  rm_ignored: string[];
 }
 
 export interface ConfigProblem {
@@ -103,7 +105,7 @@ export function defaultAgentConfig(agent: string): AgentConfig {
 export function defaultConfig(): NerdrConfig {
   const agents: Record<string, AgentConfig> = {};
   for (const id of Object.keys(INTEGRATIONS)) agents[id] = defaultAgentConfig(id);
-  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null }, control: 'own', fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 } };
+  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null, rm_ignored: [] }, control: 'own', fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 } };
 }
 
 /** The settings for one agent (defaults when the file does not mention it). */
@@ -229,7 +231,11 @@ function worktreesSection(value: unknown, into: WorktreesConfig, bad: (key: stri
       const r = z.string().safeParse(v);
       if (r.success) into.setup = r.data.trim() || null;
       else bad(key, `must be a shell command as a string (got ${show(v)})`, 'no setup');
-    } else bad(key, 'unknown key, ignored (known: root, copy, setup)', 'nothing');
+    } else if (k === 'rm_ignored') {
+      const r = copySchema.safeParse(v);
+      if (r.success) into.rm_ignored = r.data;
+      else bad(key, `must be a list of paths inside the checkout, without .. (got ${show(v)})`, 'none: rm refuses every ignored file');
+    } else bad(key, 'unknown key, ignored (known: root, copy, setup, rm_ignored)', 'nothing');
   }
 }
 

@@ -97,16 +97,24 @@ export interface CreateParams {
   idleAfterMs?: number | undefined;
 }
 
-/** Asks the supervisor for the window; selects it for the calling client unless detached. */
-export async function createWindow(cmd: Command, p: CreateParams): Promise<{ window: string; pane: string; session: string }> {
-  const sock = await tmuxSocket(cmd);
-  const session = await callerSession(sock, p.target);
-  const socketFile = await ensureSupervisor(sock);
+/**
+ * Asks the supervisor for the window; selects it for the calling client unless detached.
+ * `noWindow` runs when the request surely made no window (refused, or never sent); not when the
+ * supervisor did not answer in time, for it may make the window still.
+ */
+export async function createWindow(cmd: Command, p: CreateParams, noWindow?: () => Promise<void>): Promise<{ window: string; pane: string; session: string }> {
+  let sock: string;
+  let session: string;
   let r: { window: string; pane: string };
   try {
+    sock = await tmuxSocket(cmd);
+    session = await callerSession(sock, p.target);
+    const socketFile = await ensureSupervisor(sock);
     // the program runs with this shell's environment (the supervisor strips what is tmux's or nerdr's)
     r = (await request(socketFile, 'nerdr.new', { ...p, session, callerEnv: process.env, caller: callerSecret() }, { timeoutMs: 15_000 })) as { window: string; pane: string };
   } catch (err) {
+    const sure = !(err instanceof SocketRequestError) || err.response !== undefined || err.code === 'server_not_running' || err.code === 'connection_failed';
+    if (sure && noWindow) await noWindow();
     if (err instanceof SocketRequestError) throw socketError(err);
     throw err;
   }
@@ -117,14 +125,20 @@ export async function createWindow(cmd: Command, p: CreateParams): Promise<{ win
 
 /** Makes (or finds again) the worktree of `branch` for a new window; its setup runs only when made now. */
 async function worktreeFor(cwd: string, branch: string, base: string | undefined) {
-  const { prepareWorktree } = await import('../worktrees/create.js');
+  const { prepareWorktree, discardWorktree } = await import('../worktrees/create.js');
   const { WorktreeRegistry } = await import('../worktrees/registry.js');
   const { loadConfig } = await import('../config.js');
   const { configDir, stateDir } = await import('../paths.js');
   const config = loadConfig(configDir()).config.worktrees;
-  const w = await prepareWorktree({ cwd, branch, base, config, registry: new WorktreeRegistry(stateDir()) });
+  const registry = new WorktreeRegistry(stateDir());
+  const w = await prepareWorktree({ cwd, branch, base, config, registry });
   for (const n of w.notes) process.stderr.write(`nerdr: ${n}\n`);
-  return { worktree: { path: w.path, branch: w.branch, base: w.base }, setup: w.created ? config.setup : null };
+  /** When no window comes of it, a worktree made now goes again: nothing is left behind. */
+  const discard = async (): Promise<void> => {
+    const gone = await discardWorktree(w, registry);
+    if (gone.length) process.stderr.write(`nerdr: no window was made, so ${gone.join(' and ')} made for it ${gone.length === 1 ? 'was' : 'were'} removed again\n`);
+  };
+  return { worktree: { path: w.path, branch: w.branch, base: w.base }, setup: w.created ? config.setup : null, discard };
 }
 
 export function register(program: Command): void {
@@ -177,15 +191,20 @@ export function register(program: Command): void {
       if (!inFolder) checkProgram(cwd);
       const wt = opts.worktree !== undefined ? await worktreeFor(cwd, opts.worktree, opts.base) : null;
       if (wt) cwd = wt.worktree.path;
-      if (inFolder) checkProgram(cwd);
       let env: Record<string, string> = {};
       let conversationId: string | undefined;
-      if (agent !== 'unknown' && agent !== 'demo') {
-        const plan = await planLaunch(agent, args, cwd, opts.hooks !== false);
-        argv = plan.argv;
-        env = plan.env;
-        conversationId = plan.conversationId;
-        for (const n of plan.notes) process.stderr.write(`nerdr: ${n}\n`);
+      try {
+        if (inFolder) checkProgram(cwd);
+        if (agent !== 'unknown' && agent !== 'demo') {
+          const plan = await planLaunch(agent, args, cwd, opts.hooks !== false);
+          argv = plan.argv;
+          env = plan.env;
+          conversationId = plan.conversationId;
+          for (const n of plan.notes) process.stderr.write(`nerdr: ${n}\n`);
+        }
+      } catch (err) {
+        await wt?.discard();
+        throw err;
       }
       const name = opts.name ?? wt?.worktree.branch ?? (opts.cmd !== undefined ? opts.cmd.trim().split(/\s+/)[0]!.split('/').pop()! : agent);
       const r = await createWindow(cmd, {
@@ -202,7 +221,7 @@ export function register(program: Command): void {
         ...(idleAfter !== undefined ? { idleAfterMs: idleAfter } : {}),
         ...(wt ? { worktree: wt.worktree } : {}),
         ...(wt?.setup ? { setup: { command: wt.setup, hint: `Fix it in ${cwd}, run the setup there yourself, then start the agent: nerdr new ${agentName ?? `--cmd …`} --worktree ${opts.worktree} (the worktree stays).` } } : {}),
-      });
+      }, wt?.discard);
       if (opts.json) printJson({ ...r, agent, name, worktree: wt?.worktree.path ?? null, branch: wt?.worktree.branch ?? null, base: wt?.worktree.base ?? null });
       else process.stdout.write(`${r.window}\n`);
     });

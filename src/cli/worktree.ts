@@ -2,13 +2,15 @@
 
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
-import { serverFiles, stateDir } from '../paths.js';
-import { request } from '../supervisor/socket/index.js';
+import { configDir, serverFiles, stateDir } from '../paths.js';
+import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import type { AgentRow } from '../protocol/index.js';
 import { checkGitVersion, mainCheckout } from '../worktrees/git.js';
 import { WorktreeRegistry, type WorktreeRecord } from '../worktrees/registry.js';
-import { describeWorktree, mergeWorktree, removalProblems, removeWorktree, windowsIn } from '../worktrees/manage.js';
-import { call, tmuxSocket } from './context.js';
+import { checkRemoval, describeWorktree, mergeWorktree, removalProblems, removeWorktree, thrownAway, windowsIn } from '../worktrees/manage.js';
+import { visible } from '../text.js';
+import { loadConfig } from '../config.js';
+import { call, callerSecret, socketError, tmuxSocket } from './context.js';
 import { printJson, table } from './print.js';
 import { age } from '../looks.js';
 
@@ -66,7 +68,7 @@ export function register(program: Command): void {
             i.window ? `${i.window.name} (${i.window.window}, ${i.window.state})` : '-',
             i.exists ? String(i.changed) : 'gone',
             aheadBehind(i.ahead, i.behind),
-            i.lastCommit ? `${i.lastCommit.hash.slice(0, 8)} ${age(now - i.lastCommit.time * 1000)} ${i.lastCommit.subject.slice(0, 40)}` : '-',
+            i.lastCommit ? `${i.lastCommit.hash.slice(0, 8)} ${age(now - i.lastCommit.time * 1000)} ${visible(i.lastCommit.subject.slice(0, 40))}` : '-',
             i.path,
           ]),
         ),
@@ -74,31 +76,67 @@ export function register(program: Command): void {
     });
 
   wt.command('rm <name>')
-    .description('remove a worktree nerdr made; refuses when that would lose changes or commits, or an agent still runs in it')
-    .option('--force', 'remove anyway: stop its agent window, drop its changes')
+    .description('remove a worktree nerdr made; refuses when that would lose changes, files or commits, or an agent still runs in it')
+    .option('--force', 'remove anyway: stop its agent windows, throw away what it holds (each thing is listed)')
     .option('--delete-branch', 'delete its branch too (kept by default)')
     .option('--json', 'print JSON')
     .action(async (name: string, opts: { force?: boolean; deleteBranch?: boolean; json?: boolean }, cmd: Command) => {
       const rec = await find(name);
+      const force = opts.force === true;
+      const deleteBranch = opts.deleteBranch === true;
       const { sock, rows } = await agents(cmd);
-      const problems = await removalProblems(rec, rows, opts.deleteBranch === true);
-      if (problems.length && !opts.force) {
+      const allow = loadConfig(configDir()).config.worktrees.rm_ignored;
+      const check = await checkRemoval(rec, rows, allow);
+      const problems = removalProblems(check, rec, deleteBranch);
+      if (problems.length && !force) {
+        const detached = check.detached[0]?.split(' ')[0];
         throw new NerdrError(
           `not removing ${rec.name} (${rec.path}); it holds:\n  - ${problems.join('\n  - ')}`,
-          `commit and merge what you want to keep (nerdr worktree merge ${rec.name}), stop its agent; or remove it anyway: nerdr worktree rm ${rec.name} --force${opts.deleteBranch ? ' --delete-branch' : ''}`,
+          [
+            `commit and merge what you want to keep (nerdr worktree merge ${rec.name}), stop its agent`,
+            ...(detached ? [`keep the detached commits on a branch (git -C ${JSON.stringify(rec.path)} branch NAME ${detached})`] : []),
+            ...(check.ignored.length ? ['let build output go with [worktrees] rm_ignored (docs/config.md)'] : []),
+          ].join('; ') + `; or remove it anyway: nerdr worktree rm ${rec.name} --force${deleteBranch ? ' --delete-branch' : ''}`,
         );
       }
+      const say = (line: string) => void (opts.json ? undefined : process.stdout.write(`${line}\n`));
       const stopped: string[] = [];
       if (sock) {
         for (const a of windowsIn(rec, rows)) {
-          await request(serverFiles(sock).socket, 'nerdr.stop-agent', { target: a.window }, { timeoutMs: 5000 });
-          stopped.push(`stopped the agent window ${a.name} (${a.window})`);
+          const which = `the agent window ${a.name} (${a.window}, ${a.agent})`;
+          try {
+            await request(serverFiles(sock).socket, 'nerdr.stop-agent', { target: a.window, caller: callerSecret() }, { timeoutMs: 5000 });
+          } catch (err) {
+            if (!(err instanceof SocketRequestError)) throw err;
+            if (err.code === 'unknown_target') {
+              say(`${which} had closed already`);
+              continue;
+            }
+            const e = socketError(err);
+            const before = stopped.length ? `; ${stopped.join(', ')} before it` : '';
+            throw new NerdrError(`could not stop ${which}: ${e.message}${before}; ${rec.name} was not removed`, e.fixText, { code: e.code });
+          }
+          stopped.push(`stopped ${which}`);
+          say(`stopped ${which}`);
         }
       }
-      const done = await removeWorktree(rec, { force: opts.force === true, deleteBranch: opts.deleteBranch === true });
+      // read again once the agents are stopped: what they wrote meanwhile goes too, and is listed
+      const gone = force ? await checkRemoval(rec, [], allow) : check;
+      const done = await removeWorktree(rec, { force, deleteBranch });
       registry().remove(rec.path);
-      if (opts.json) return printJson({ name: rec.name, path: rec.path, branch: rec.branch, removed: true, branchDeleted: done.some((d) => d.startsWith('deleted the branch')), stopped, overridden: opts.force ? problems : [] });
-      for (const line of [...stopped, ...done]) process.stdout.write(`${line}\n`);
+      if (opts.json) {
+        return printJson({
+          name: rec.name,
+          path: rec.path,
+          branch: rec.branch,
+          removed: true,
+          branchDeleted: done.some((d) => d.startsWith('deleted the branch')),
+          stopped,
+          overridden: force ? problems : [],
+          discarded: { changed: gone.changed, untracked: gone.untracked, ignored: [...gone.ignored, ...gone.ignoredLetGo, ...gone.ignoredCopies], detachedCommits: gone.detached, branchCommits: deleteBranch ? gone.branchOnly : [] },
+        });
+      }
+      for (const line of [done[0]!, ...thrownAway(gone, rec, deleteBranch), ...done.slice(1)]) say(line);
     });
 
   wt.command('merge <name>')

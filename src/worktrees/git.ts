@@ -2,6 +2,8 @@
 // it: where a repository is, what changed in a checkout, how far a branch is from its base.
 // Errors carry git's own words. A checkout's changed files are in status.ts.
 
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { execa } from 'execa';
 import { NerdrError } from '../errors.js';
 
@@ -14,8 +16,8 @@ export interface GitResult {
   stderr: string;
 }
 
-/** Runs `git -C cwd args…`. Never rejects on a non-zero exit; a missing git is a NerdrError. */
-export async function git(cwd: string, args: string[], opts: { env?: Record<string, string> } = {}): Promise<GitResult> {
+/** Runs `git -C cwd args…` (`input` on its stdin). Never rejects on a non-zero exit; a missing git is a NerdrError. */
+export async function git(cwd: string, args: string[], opts: { env?: Record<string, string>; input?: string } = {}): Promise<GitResult> {
   try {
     const r = await execa('git', ['-C', cwd, ...args], {
       reject: false,
@@ -23,7 +25,7 @@ export async function git(cwd: string, args: string[], opts: { env?: Record<stri
       maxBuffer: 256 * 1024 * 1024,
       // git's words in English and plain, whatever the user's terminal asks for
       env: { LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', ...opts.env },
-      stdin: 'ignore',
+      ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
     });
     // reject: false hands a failed spawn back as a result with the errno code
     if ((r as { code?: string }).code === 'ENOENT') throw gitMissing();
@@ -36,8 +38,8 @@ export async function git(cwd: string, args: string[], opts: { env?: Record<stri
 }
 
 /** Like git(), but a non-zero exit is an error with git's own words. */
-export async function gitOk(cwd: string, args: string[], what?: string): Promise<string> {
-  const r = await git(cwd, args);
+export async function gitOk(cwd: string, args: string[], what?: string, opts: { input?: string } = {}): Promise<string> {
+  const r = await git(cwd, args, opts);
   if (r.code !== 0) throw new GitError(what ?? `git ${args[0]}`, r);
   return r.stdout;
 }
@@ -186,6 +188,61 @@ export async function commitsOnlyOn(dir: string, branch: string): Promise<string
   const r = await git(dir, ['rev-list', '--oneline', '--no-color', `refs/heads/${branch}`, '--not', `--exclude=${branch}`, '--branches', '--remotes', '--']);
   if (r.code !== 0) return [];
   return r.stdout.split('\n').filter(Boolean);
+}
+
+/**
+ * The commits the checkout at `dir` holds on a detached HEAD that no ref of the repository
+ * (branches, tags, remotes, stash, … as `main` sees them) reaches: once the checkout is removed,
+ * only `git fsck` finds them. Empty when HEAD is on a branch. `--oneline` lines.
+ */
+export async function commitsOnlyOnDetachedHead(dir: string, main: string): Promise<string[]> {
+  if ((await git(dir, ['symbolic-ref', '--quiet', 'HEAD'])).code === 0) return [];
+  const head = await git(dir, ['rev-parse', '--verify', '--quiet', 'HEAD']);
+  if (head.code !== 0) return [];
+  // run in the main checkout: refs/bisect and refs/worktree of `dir` go with it
+  const r = await git(main, ['rev-list', '--oneline', '--no-color', head.stdout.trim(), '--not', '--glob=refs/*', '--']);
+  if (r.code !== 0) throw new GitError('git rev-list (the commits of a detached HEAD)', r);
+  return r.stdout.split('\n').filter(Boolean);
+}
+
+/** Ignored files of the checkout at `dir`, a wholly ignored folder as one `build/` entry. */
+export async function ignoredFiles(dir: string): Promise<string[]> {
+  const out = await gitOk(dir, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], 'git ls-files --ignored');
+  return out.split('\0').filter(Boolean);
+}
+
+export type Operation = 'merge' | 'rebase' | 'cherry-pick' | 'revert' | 'bisect' | 'am';
+
+/** The files git keeps in a checkout's git folder while each operation is under way. */
+const OPERATION_FILES: readonly [string, Operation][] = [
+  ['MERGE_HEAD', 'merge'],
+  ['rebase-merge', 'rebase'],
+  ['rebase-apply/applying', 'am'],
+  ['rebase-apply', 'rebase'],
+  ['CHERRY_PICK_HEAD', 'cherry-pick'],
+  ['REVERT_HEAD', 'revert'],
+  ['sequencer', 'cherry-pick'],
+  ['BISECT_START', 'bisect'],
+];
+
+/** The operation under way, from which of OPERATION_FILES exist (their names); null when none. */
+export function operationFrom(present: ReadonlySet<string>): Operation | null {
+  return OPERATION_FILES.find(([file]) => present.has(file))?.[1] ?? null;
+}
+
+/** What the user has under way in the checkout at `dir`: a merge, rebase, cherry-pick, revert, bisect or am; null when none. */
+export async function operationInProgress(dir: string): Promise<Operation | null> {
+  const files = OPERATION_FILES.map(([f]) => f);
+  const out = await gitOk(dir, ['rev-parse', ...files.flatMap((f) => ['--git-path', f])], 'git rev-parse --git-path');
+  const paths = out.split('\n').filter(Boolean);
+  return operationFrom(new Set(files.filter((_, i) => paths[i] !== undefined && existsSync(path.resolve(dir, paths[i]!)))));
+}
+
+/** git's own message for merging `branch` into the branch `dir` is on, with the branch's short name ("Merge branch 'docs/readme'"). */
+export async function mergeMessage(dir: string, branch: string): Promise<string> {
+  const oid = (await gitOk(dir, ['rev-parse', '--verify', `refs/heads/${branch}^{commit}`], 'git rev-parse')).trim();
+  // the line `git merge` itself writes for a branch, but with the name as given, not refs/heads/…
+  return (await gitOk(dir, ['fmt-merge-msg'], 'git fmt-merge-msg', { input: `${oid}\t\tbranch '${branch}' of .\n` })).trimEnd();
 }
 
 export type ChangeKind = 'staged' | 'unstaged' | 'untracked';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { aheadBehind, checkBranchName, commitsOnlyOn, mainCheckout, parseGitVersion, parseNumstat, gitVersionOk } from '../../../src/worktrees/git.js';
+import { aheadBehind, checkBranchName, commitsOnlyOn, mainCheckout, operationInProgress, parseGitVersion, parseNumstat, gitVersionOk } from '../../../src/worktrees/git.js';
 import { worktreeStatus } from '../../../src/worktrees/status.js';
 
 const dirs: string[] = [];
@@ -74,5 +74,29 @@ describe('worktreeStatus', () => {
     const r = repo();
     await expect(checkBranchName(r, 'a..b')).rejects.toThrow(/git refuses the branch name "a\.\.b": .*not a valid branch name/);
     await expect(checkBranchName(r, "x#y;'z\"$(touch_q)")).resolves.toBeUndefined();
+  });
+});
+
+describe('operationInProgress', () => {
+  it('finds a stopped cherry-pick and rebase in their own checkout only', async () => {
+    const r = repo();
+    const g = (cwd: string, ...a: string[]) => execFileSync('git', ['-C', cwd, ...a], { stdio: 'pipe' });
+    const wt = path.join(path.dirname(r), 'wt');
+    g(r, 'worktree', 'add', '-q', '-b', 'side', wt);
+    writeFileSync(path.join(wt, 'a.txt'), 'side\n');
+    g(wt, 'commit', '-qam', 'side');
+    writeFileSync(path.join(r, 'a.txt'), 'main\n');
+    g(r, 'commit', '-qam', 'main');
+    expect(await operationInProgress(r)).toBeNull();
+    expect(() => g(r, 'cherry-pick', 'side')).toThrow();
+    expect(await operationInProgress(r)).toBe('cherry-pick');
+    // the main checkout's is not the worktree's
+    expect(await operationInProgress(wt)).toBeNull();
+    g(r, 'cherry-pick', '--abort');
+    expect(() => g(wt, 'rebase', 'main')).toThrow();
+    expect(await operationInProgress(wt)).toBe('rebase');
+    expect(await operationInProgress(r)).toBeNull();
+    g(wt, 'rebase', '--abort');
+    expect(await operationInProgress(wt)).toBeNull();
   });
 });
