@@ -2,6 +2,7 @@
 // of the new file it shows, so a walkthrough step (file, line) can scroll the diff to it.
 
 import { escapeTags } from '../ui/theme.js';
+import type { BoundedText } from './bounded-text.js';
 
 export type DiffRowKind = 'meta' | 'hunk' | 'add' | 'del' | 'context' | 'note';
 
@@ -42,6 +43,13 @@ export function parseDiff(text: string): DiffRow[] {
       rows.push({ kind: 'meta', text, line: null });
     }
   }
+  return rows;
+}
+
+/** A bounded diff as rows, with "… N more lines" for what was not kept (bounded-text.ts). */
+export function diffRows(d: BoundedText): DiffRow[] {
+  const rows = parseDiff(d.text);
+  if (d.more > 0) rows.push({ kind: 'note', text: `… ${d.more} more line${d.more === 1 ? '' : 's'} (not shown: run git diff for all of it)`, line: null });
   return rows;
 }
 

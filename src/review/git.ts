@@ -3,9 +3,11 @@
 // file's diff, and which folders git ignores (not watched). Argument arrays, never a shell,
 // through src/worktrees/git.ts's runner.
 
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { NerdrError } from '../errors.js';
 import { git, parseNumstat, type ChangedFile } from '../worktrees/git.js';
+import { TextCap, type BoundedText } from './bounded-text.js';
 
 export interface Repo {
   /** The checkout's top folder. */
@@ -54,8 +56,31 @@ export async function committedFiles(top: string, base: string): Promise<ReviewF
   return parseNameStatus(names.stdout).map((e) => ({ ...e, kind: 'committed' as const, ...(counts.get(e.path) ?? { added: null, removed: null }) }));
 }
 
-/** The diff of one file as the panel lists it (no colour: the panel colours it). */
-export async function fileDiff(top: string, f: Pick<ReviewFile, 'kind' | 'path' | 'from'>, base: string | null): Promise<string> {
+/**
+ * `git -C top args…` whose output is kept up to the panel's bound (bounded-text.ts) and only
+ * counted past it: a diff of any size costs the panel at most the bound.
+ */
+export function gitCapped(top: string, args: string[], cap = new TextCap()): Promise<{ code: number } & BoundedText & { stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['-C', top, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' },
+    });
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => cap.push(b));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (t: string) => {
+      stderr = (stderr + t).slice(-8192);
+    });
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'ENOENT' ? new NerdrError('git is not installed (no `git` on PATH)', 'install git: apt install git / brew install git') : err),
+    );
+    child.on('close', (code) => resolve({ code: code ?? 1, stderr, ...cap.result() }));
+  });
+}
+
+/** The diff of one file as the panel lists it (no colour: the panel colours it), bounded. */
+export async function fileDiff(top: string, f: Pick<ReviewFile, 'kind' | 'path' | 'from'>, base: string | null): Promise<BoundedText> {
   const common = ['--no-color', '--no-ext-diff'];
   const paths = f.from ? ['--', f.from, f.path] : ['--', f.path];
   let args: string[];
@@ -63,21 +88,21 @@ export async function fileDiff(top: string, f: Pick<ReviewFile, 'kind' | 'path' 
   else if (f.kind === 'staged') args = ['diff', '--cached', '-M', ...common, ...paths];
   else if (f.kind === 'committed') args = ['diff', '-M', ...common, `${base ?? 'HEAD'}...HEAD`, ...paths];
   else args = ['diff', ...common, ...paths];
-  const r = await git(top, args);
+  const r = await gitCapped(top, args);
   // --no-index exits 1 when the files differ
   if (r.code > 1 || (r.code === 1 && f.kind !== 'untracked')) throw new NerdrError(`git diff failed in ${top}: ${r.stderr.trim() || `exit ${r.code}`}`, `run it there to see why: git -C ${JSON.stringify(top)} ${args.join(' ')}`, { code: 'git_failed' });
-  return r.stdout;
+  return { text: r.text, more: r.more };
 }
 
-/** Everything that changed in one file since where the branch left `base` (or since HEAD): committed or not. */
-export async function diffSince(top: string, file: string, base: string | null): Promise<string> {
+/** Everything that changed in one file since where the branch left `base` (or since HEAD): committed or not; bounded. */
+export async function diffSince(top: string, file: string, base: string | null): Promise<BoundedText> {
   let from = 'HEAD';
   if (base) {
     const mb = await git(top, ['merge-base', base, 'HEAD']);
     if (mb.code === 0 && mb.stdout.trim()) from = mb.stdout.trim();
   }
-  const r = await git(top, ['diff', '--no-color', '--no-ext-diff', from, '--', file]);
-  return r.code === 0 ? r.stdout : '';
+  const r = await gitCapped(top, ['diff', '--no-color', '--no-ext-diff', from, '--', file]);
+  return r.code === 0 ? { text: r.text, more: r.more } : { text: '', more: 0 };
 }
 
 /** Folders git ignores (node_modules/, dist/…), absolute: the watcher leaves them out. */

@@ -6,15 +6,16 @@
 import path from 'node:path';
 import blessed from 'blessed';
 import { escapeTags } from '../ui/theme.js';
-import { compactRows, parseDiff, rowForLine, tagRow, type DiffRow } from './diff.js';
+import { compactRows, diffRows, rowForLine, tagRow, type DiffRow } from './diff.js';
+import type { BoundedText } from './bounded-text.js';
 import type { ReviewData } from './data.js';
 import type { ReviewFile } from './git.js';
 import { fileList, fitEnd, footerLines, layout, noteList, scrollTo, stepPlace, type ListRow } from './layout.js';
 import type { ReviewNote } from './notes.js';
 
 export interface ReviewActions {
-  /** The diff of one listed file. */
-  fileDiff(data: ReviewData, file: ReviewFile): Promise<string>;
+  /** The diff of one listed file, bounded: its first lines and how many more there are. */
+  fileDiff(data: ReviewData, file: ReviewFile): Promise<BoundedText>;
   /** What a walkthrough step points at: a diff, or the file itself when nothing changed there. */
   stepRows(data: ReviewData, step: ReviewNote): Promise<DiffRow[]>;
   /** Opens the file in $EDITOR in a new tmux window. */
@@ -272,9 +273,9 @@ export class ReviewPanel {
     this.actions
       .fileDiff(d, f)
       .then(
-        (text) => {
+        (diff) => {
           if (req !== this.request) return;
-          this.setShown({ key, rows: compactRows(parseDiff(text)), mark: -1 }, keepScroll);
+          this.setShown({ key, rows: compactRows(diffRows(diff)), mark: -1 }, keepScroll);
         },
         (err: Error) => {
           if (req === this.request) this.setShown({ key, rows: [{ kind: 'note', text: `no diff: ${err.message}`, line: null }], mark: -1 });

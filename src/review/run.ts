@@ -91,7 +91,7 @@ export function editorWindowArgs(session: string | null, folder: string, argv: r
 
 function actions(sock: string, session: string | null, refresh: () => void, opened: (window: string) => void): ReviewActions {
   return {
-    fileDiff: async (d, f) => (d.repo ? fileDiff(d.repo, f, d.base) : ''),
+    fileDiff: async (d, f) => (d.repo ? fileDiff(d.repo, f, d.base) : { text: '', more: 0 }),
     stepRows: (d, step) => stepRows(d, step),
     edit: async (d, file, line) => {
       const r = await tmux(sock, editorWindowArgs(session, d.repo ?? d.folder, editorArgv(process.env, file, line)));

@@ -74,10 +74,10 @@ describe('gatherReview', () => {
   it('diffs each kind of file, an untracked one against nothing', async () => {
     const d = await gatherReview({ ...folderTarget(repo), base: 'main' }, data);
     const byPath = (p: string) => d.files.find((f) => f.path === p)!;
-    expect(await fileDiff(repo, byPath('a.txt'), 'main')).toContain('+LINE 20');
-    expect(await fileDiff(repo, byPath('s.txt'), 'main')).toContain('+staged');
-    expect(await fileDiff(repo, byPath('new file #1.txt'), 'main')).toContain('+two');
-    expect(await fileDiff(repo, byPath('c.txt'), 'main')).toContain('+committed');
+    expect((await fileDiff(repo, byPath('a.txt'), 'main')).text).toContain('+LINE 20');
+    expect((await fileDiff(repo, byPath('s.txt'), 'main')).text).toContain('+staged');
+    expect((await fileDiff(repo, byPath('new file #1.txt'), 'main')).text).toContain('+two');
+    expect((await fileDiff(repo, byPath('c.txt'), 'main')).text).toContain('+committed');
   });
 
   it("shows a step's diff since the base, or the file itself when nothing is left to diff", async () => {

@@ -43,7 +43,7 @@ function setup(cols = 60, rows = 40) {
   const actions: ReviewActions = {
     fileDiff: async (_d, f) => {
       calls.diff.push(`${f.kind}:${f.path}`);
-      return longDiff(f.path);
+      return { text: longDiff(f.path), more: 0 };
     },
     stepRows: async (_d, n) => {
       calls.steps.push(n.text);

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ASIDE_DIR, asideName, beforeStart, hookParams, ordered, parseSpoolFile, tempNameOf, SpoolReader, spoolDirForSocket, spoolStatus, staleTemp, startFromStat, writeSpoolFile,
   TEMP_MAX_AGE_MS, type SpoolEntry,
@@ -180,10 +180,8 @@ describe('the shell hook and the reader', () => {
       clock: time,
     });
     const pass = r.drain();
-    await new Promise((res) => setImmediate(res));
-    await new Promise((res) => setTimeout(res, 20));
     // applied in memory, not yet kept: every file is still there
-    expect(applied).toHaveLength(3);
+    await vi.waitFor(() => expect(applied).toHaveLength(3), { timeout: 5000 });
     expect(readdirSync(spool).filter((n) => n.endsWith('.hook'))).toHaveLength(3);
     keep(true);
     await pass;
