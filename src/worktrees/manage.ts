@@ -66,7 +66,7 @@ const SHOWN = 8;
 
 /** A list from a repository as one line: each item visible (no raw control characters), at most `max` of them. */
 function some(list: readonly string[], max = SHOWN): string {
-  const shown = list.slice(0, max).map(visible).join(', ');
+  const shown = list.slice(0, max).map((t) => visible(t)).join(', ');
   return list.length <= max ? shown : `${shown} and ${list.length - max} more`;
 }
 
@@ -246,7 +246,7 @@ export async function mergeWorktree(rec: WorktreeRecord, intoGiven?: string): Pr
     if (merging) await gitOk(main, ['merge', '--abort'], 'git merge --abort');
     if (conflicts.length) {
       throw new NerdrError(
-        `merging ${rec.branch} into ${into} conflicts in ${plural(conflicts.length, 'file')}: ${conflicts.map(visible).join(', ')}; the merge was aborted, nothing changed`,
+        `merging ${rec.branch} into ${into} conflicts in ${plural(conflicts.length, 'file')}: ${conflicts.map((t) => visible(t)).join(', ')}; the merge was aborted, nothing changed`,
         `resolve it on the branch: in ${rec.path}, git merge ${into}, fix and commit; then nerdr worktree merge ${rec.name} again`,
       );
     }
