@@ -2,8 +2,8 @@
 //
 // - unit: pure logic, CPU-bound, first.
 // - live: tests that mostly wait (on tmux, on timers, on the supervisor), several files at once.
-// - floods: tests that flood output or time a stall or a revival: one file at a time, alone,
-//   so that no other test takes the CPU they measure.
+// - floods: tests that flood output or events, or time a stall or a revival: after every other
+//   live test, two files at a time (one per core), across every tmux.
 //
 // The live tests run on the tmux on PATH. NERDR_TEST_TMUX names more tmux builds
 // (`3.2a=/path/to/bin,3.7c=/path/to/bin`, as .ci/run sets it): the tmux-contract tier (CONTRACT,
@@ -12,8 +12,8 @@
 import path from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
-/** Files that flood output or events, or measure a stall or a revival: one at a time. */
-const FLOODS = ['flood', 'stall', 'stall-holdup', 'adoption', 'revival', 'mirror', 'exit-guard', 'spool'];
+/** Files that flood output or events, or measure a stall, a revival or memory: two at a time, after the rest. */
+const FLOODS = ['flood', 'stall', 'stall-holdup', 'adoption', 'revival', 'spool', 'bounded'];
 /** What depends on the tmux version: the control protocol, the mirror, hooks and formats. */
 const CONTRACT = [
   'foundation',
@@ -37,13 +37,15 @@ const CONTRACT = [
 ];
 /** Live files that wait more than they compute run side by side, this many at once. */
 const LIVE_WORKERS = 4;
+/** Floods at once, across every tmux: two, one per core. */
+const FLOOD_WORKERS = 2;
 
 const files = (names: string[]): string[] => names.map((n) => `test/live/${n}.test.ts`);
 
 const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks' as const };
 
 /** The live tiers for one tmux (its bin folder first on PATH), or the one on PATH. */
-function liveProjects(version: string | null, bin: string | null, group: number): TestProjectInlineConfiguration[] {
+function liveProjects(version: string | null, bin: string | null): TestProjectInlineConfiguration[] {
   const suffix = version ? `@${version}` : '';
   const env = bin ? { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` } : {};
   return [
@@ -64,8 +66,8 @@ function liveProjects(version: string | null, bin: string | null, group: number)
         name: `floods${suffix}`,
         include: files(version ? FLOODS.filter((n) => CONTRACT.includes(n)) : FLOODS),
         env,
-        maxWorkers: 1,
-        sequence: { groupOrder: group },
+        maxWorkers: FLOOD_WORKERS,
+        sequence: { groupOrder: 2 },
       },
     },
   ];
@@ -100,8 +102,8 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
         },
       },
-      ...liveProjects(null, null, 2),
-      ...extra.flatMap(([version, bin], i) => liveProjects(version, bin, 3 + i)),
+      ...liveProjects(null, null),
+      ...extra.flatMap(([version, bin]) => liveProjects(version, bin)),
     ],
   },
 });
