@@ -6,7 +6,6 @@
 // hooks in any folder (tested offline: docs/agents.md). `--session-id <uuid>` unless the user
 // resumes or names one, so the conversation is known before the first hook and can be resumed.
 
-import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, hookCommand, hookGroups, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, type HookGroup } from './common.js';
 import { mapQwen } from './events/qwen.js';

@@ -2,19 +2,17 @@
 // a detached HEAD holds, ignored files, what --force throws away, the user's own merge (or
 // bisect) in the main checkout, a branch left behind by a creation that failed, and the merge
 // commit's message. Real git repositories in a temporary folder; real tmux (a private server).
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { git, makeRepo } from './helpers/git-repo.js';
 
 describe.skipIf(!tmuxAvailable)('worktrees keep work', () => {
   let env: LiveEnv;
   let root: string;
   let repo: string;
   let wtRoot: string;
-  const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const nerdr = (...args: string[]) => env.nerdrWith(args, { cwd: repo });
   const config = (text: string) => writeFileSync(path.join(env.configDir, 'config.toml'), text);
   const commit = (cwd: string, file: string, text: string, subject: string): string => {
@@ -39,19 +37,7 @@ describe.skipIf(!tmuxAvailable)('worktrees keep work', () => {
 
   beforeAll(async () => {
     env = await startLiveEnv();
-    root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'nerdr-wt-keep-')));
-    repo = path.join(root, 'repo');
-    wtRoot = path.join(root, 'repo.worktrees');
-    mkdirSync(repo);
-    git(repo, 'init', '-q');
-    git(repo, 'config', 'user.email', 't@example.com');
-    git(repo, 'config', 'user.name', 'T');
-    git(repo, 'checkout', '-q', '-b', 'main');
-    writeFileSync(path.join(repo, 'README'), 'one\n');
-    writeFileSync(path.join(repo, '.gitignore'), '.env\nbuild/\n');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-qm', 'first');
-    writeFileSync(path.join(repo, '.env'), 'SECRET=1\n');
+    ({ root, repo, wtRoot } = makeRepo('nerdr-wt-keep-', '.env\nbuild/\n'));
   });
 
   afterAll(async () => {

@@ -2,12 +2,11 @@
 // window's options and `ls` fields, [worktrees] copy and setup (visible, a failure kept open),
 // `nerdr worktree ls | rm | merge` and their refusals, a branch name full of tmux and shell syntax,
 // a restarted supervisor and `nerdr restore`.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidAlive, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
+import { git, makeRepo } from './helpers/git-repo.js';
 
 const HOSTILE = `x#{window_id}#S;'q"$(touch\${IFS}pwned)`;
 
@@ -16,7 +15,6 @@ describe.skipIf(!tmuxAvailable)('worktrees', () => {
   let root: string;
   let repo: string;
   let wtRoot: string;
-  const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
   const nerdrIn = (cwd: string, ...args: string[]) => env.nerdrWith(args, { cwd });
   const row = async (name: string): Promise<AgentRowLike | undefined> => (await env.lsJson()).find((r) => r.name === name);
@@ -26,19 +24,7 @@ describe.skipIf(!tmuxAvailable)('worktrees', () => {
 
   beforeAll(async () => {
     env = await startLiveEnv();
-    root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'nerdr-wt-')));
-    repo = path.join(root, 'repo');
-    wtRoot = path.join(root, 'repo.worktrees');
-    mkdirSync(repo);
-    git(repo, 'init', '-q');
-    git(repo, 'config', 'user.email', 't@example.com');
-    git(repo, 'config', 'user.name', 'T');
-    git(repo, 'checkout', '-q', '-b', 'main');
-    writeFileSync(path.join(repo, 'README'), 'one\n');
-    writeFileSync(path.join(repo, '.gitignore'), '.env\n');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-qm', 'first');
-    writeFileSync(path.join(repo, '.env'), 'SECRET=1\n');
+    ({ root, repo, wtRoot } = makeRepo('nerdr-wt-', '.env\n'));
   });
 
   afterAll(async () => {
