@@ -34,7 +34,8 @@ function applyHook(sup: Supervisor, h: HookReport<WatchedAgent>): void {
  *
  * `known` settles once the supervisor has found the server's windows (Supervisor.start): a report
  * that arrives before that waits for it rather than being refused as an unknown secret (a revived
- * supervisor listens before it has read tmux, and its windows' hooks keep reporting).
+ * supervisor listens before it has read tmux, and its windows' hooks keep reporting), and a
+ * request waits for it rather than being answered from an empty list.
  */
 export async function serveSocket(sup: Supervisor, path: string, log: Logger, known: Promise<unknown> = Promise.resolve()): Promise<SocketServer> {
   const server = await createSocketServer({
@@ -49,9 +50,21 @@ export async function serveSocket(sup: Supervisor, path: string, log: Logger, kn
     onHook: (h) => applyHook(sup, h),
     onReport: (r) => sup.onReport(r.window, r),
   });
-  registerMethods(server, SUPERVISOR_METHODS, supervisorHost(sup, { socketPath: path }));
+  // the same for nerdr's own methods: `ls` before the windows are found would answer no agent at
+  // all. `info` answers at once (it says whether the supervisor is ready), and so does `stop`.
+  const gated: Pick<SocketServer, 'handle'> = {
+    handle: (method, handler) =>
+      server.handle(method, ANSWER_WHILE_STARTING.has(method) ? handler : async (params, ctx) => {
+        await known;
+        return handler(params, ctx);
+      }),
+  };
+  registerMethods(gated, SUPERVISOR_METHODS, supervisorHost(sup, { socketPath: path }));
   return server;
 }
+
+/** nerdr's methods that answer while the supervisor is still finding its windows. */
+const ANSWER_WHILE_STARTING = new Set(['nerdr.info', 'nerdr.stop']);
 
 /**
  * The hook spool (src/supervisor/spool.ts): the same secrets and the same sink as the socket.

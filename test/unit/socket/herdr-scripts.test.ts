@@ -127,6 +127,20 @@ describe('a supervisor that listens before it has found its windows (a revival)'
   });
 });
 
+describe('a supervisor that lists before it has found its windows', () => {
+  it('answers nerdr.ls once the windows are known, not with an empty list; nerdr.info at once', async () => {
+    let windowsKnown!: () => void;
+    const w = await windowFor('claude', SECRET, new Promise<void>((resolve) => (windowsKnown = resolve)));
+    let listed: Record<string, unknown> | null = null;
+    const pending = call(w.path, JSON.stringify({ id: 'ls', method: 'nerdr.ls', params: {} })).then((r) => (listed = r));
+    const info = await call(w.path, JSON.stringify({ id: 'i', method: 'nerdr.info', params: {} }));
+    expect(info.result).toBeDefined();
+    expect(listed).toBeNull();
+    windowsKnown();
+    expect(((await pending).result as { agents: AgentRow[] }).agents).toHaveLength(1);
+  });
+});
+
 describe('ping', () => {
   it("answers herdr's protocol 20 and nerdr's own version (not 0.0.0)", async () => {
     const w = await windowFor('claude');
