@@ -71,7 +71,7 @@ async function dryRun(sock: string, saved: SavedSession[], json: boolean | undef
   let results: WindowResult[];
   if (await serverRunning(sock)) {
     const socketFile = await ensureSupervisor(sock);
-    const r = (await request(socketFile, 'nerdr.restore', { sessions: saved, callerEnv: process.env, dryRun: true }, { timeoutMs: 20_000 }).catch((err: unknown) => {
+    const r = (await request(socketFile, 'nerdr.restore', { sessions: saved, callerEnv: process.env, dryRun: true, caller: callerSecret() }, { timeoutMs: 20_000 }).catch((err: unknown) => {
       throw err instanceof SocketRequestError ? socketError(err) : err;
     })) as { sessions: { session: string; create: boolean }[]; windows: WindowResult[] };
     sessions = r.sessions;
