@@ -1,7 +1,7 @@
 // Live: the agent limits have no side door. From inside an agent window, with its exact
 // environment, every command that acts (the CLI's, the dashboard's keys, worktree rm, supervisor
 // stop/restart, a fleet HOST:NAME target) is refused for a window that agent did not start, and
-// changes nothing; `nerdr new` stops at [agents] max_helpers. docs/orchestration.md.
+// changes nothing; `nerdr new` stops at [agents] max_helpers and max_depth. docs/orchestration.md.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -78,19 +78,23 @@ describe.skipIf(!tmuxAvailable)('agent limits: no side door (live)', () => {
     if (root) rmSync(root, { recursive: true, force: true });
   });
 
+  /** The window program that runs these nerdr commands from inside its pane, writing the answers to `<name>.json`. */
+  const driverCmd = (name: string, steps: string[][]): string => ['exec', process.execPath, driver, path.join(root, `${name}.json`), ...steps.map((x) => JSON.stringify(x))].map(shQuote).join(' ');
+  const answers = (name: string): Step[] => JSON.parse(readFileSync(path.join(root, `${name}.json`), 'utf8')) as Step[];
+
   /** A window a person starts in the repository, whose program runs the steps from inside it; what each answered. */
   async function agentRuns(name: string, steps: string[][]): Promise<Step[]> {
     const out = path.join(root, `${name}.json`);
-    const cmd = ['exec', process.execPath, driver, out, ...steps.map((x) => JSON.stringify(x))].map(shQuote).join(' ');
+    const cmd = driverCmd(name, steps);
     const r = await env.nerdrWith(['new', '-d', '--name', name, '--cmd', cmd], { cwd: repo });
     expect(r.code, r.stderr).toBe(0);
     await waitFor(() => existsSync(out), { what: `${name}'s commands to finish`, timeoutMs: 60_000 });
-    return JSON.parse(readFileSync(out, 'utf8')) as Step[];
+    return answers(name);
   }
 
   it('every acting command of the CLI is refused for a window the agent did not start, naming the setting, and changes nothing', async () => {
     // a fleet host that is never reached: ssh is `false`
-    config('[agents]\nmax_helpers = 1\n\n[fleet]\nssh = ["false"]\n\n[fleet.hosts.far]\ntarget = "nowhere"\n');
+    config('[agents]\nmax_helpers = 1\nmax_depth = 1\n\n[fleet]\nssh = ["false"]\n\n[fleet.hosts.far]\ntarget = "nowhere"\n');
     const sib = await env.nerdrWith(['new', '-d', '--name', 'sib', '--worktree', 'feat/sib', '--cmd', 'exec sleep 300'], { cwd: repo });
     expect(sib.code, sib.stderr).toBe(0);
     const sibTree = path.join(root, 'repo.worktrees');
@@ -107,7 +111,8 @@ describe.skipIf(!tmuxAvailable)('agent limits: no side door (live)', () => {
       ['supervisor', 'stop'],
       ['supervisor', 'restart'],
       ['stop', 'far:sib'],
-      ['new', '-d', '--name', 'mine', '--cmd', 'exec sleep 300'],
+      // its helper tries one of its own: two deep, past max_depth = 1
+      ['new', '-d', '--name', 'mine', '--cmd', driverCmd('mine', [['new', '-d', '--name', 'too-deep', '--cmd', 'exec sleep 300']])],
       ['new', '-d', '--name', 'one-too-many', '--cmd', 'exec sleep 300'],
     ]);
     const by = (...args: string[]) => steps.find((s) => s.args.join(' ') === args.join(' '))!;
@@ -122,7 +127,11 @@ describe.skipIf(!tmuxAvailable)('agent limits: no side door (live)', () => {
     }
     expect(by('supervisor', 'stop').stderr).toMatch(/it may not stop or restart the supervisor/);
     expect(by('supervisor', 'restart').stderr).toMatch(/it may not stop or restart the supervisor/);
-    expect(by('new', '-d', '--name', 'mine', '--cmd', 'exec sleep 300').code).toBe(0);
+    expect(steps[8]!.code, steps[8]!.stderr).toBe(0);
+    await waitFor(() => existsSync(path.join(root, 'mine.json')), { what: "mine's helper to be asked for" });
+    const [deep] = answers('mine');
+    expect(deep!.code).toBe(1);
+    expect(deep!.stderr).toMatch(/mine \(@\d+\) is an agent window 1 below a person's: a helper it starts would be 2 deep, and \[agents\] max_depth is 1/);
     const past = by('new', '-d', '--name', 'one-too-many', '--cmd', 'exec sleep 300');
     expect(past.code).toBe(1);
     expect(past.stderr).toMatch(/boss \(@\d+\) has 1 helper window running .*\[agents\] max_helpers is 1/);
@@ -131,6 +140,7 @@ describe.skipIf(!tmuxAvailable)('agent limits: no side door (live)', () => {
     // nothing changed: sib runs in its worktree, the same supervisor watches, no extra helper
     expect(await names()).toEqual(expect.arrayContaining(['sib', 'boss', 'mine']));
     expect(await names()).not.toContain('one-too-many');
+    expect(await names()).not.toContain('too-deep');
     expect(existsSync(sibTree) && git(repo, 'worktree', 'list')).toMatch(/feat\/sib/);
     expect(await env.supervisorPid()).toBe(pid);
   });
