@@ -24,11 +24,22 @@ export interface NerdrConfig {
    * "own" (the windows it started, and theirs), or "all". People at a shell are never limited.
    */
   control: ControlScope;
+  /** `[agents] max_helpers`, `max_depth`: how many helpers an agent window may have, how deep they nest. */
+  limits: AgentLimits;
   /** `[fleet]`: other hosts' agents over SSH (docs/fleet.md). */
   fleet: FleetConfig;
   /** `[detect]`: how windows are read. */
   detect: DetectConfig;
 }
+
+export interface AgentLimits {
+  /** The helper windows one agent window may have running at once: those it started and theirs. */
+  max_helpers: number;
+  /** How many agent windows may stand above a window: 1, a person's agent may start helpers, and they none. */
+  max_depth: number;
+}
+
+export const DEFAULT_AGENT_LIMITS: AgentLimits = { max_helpers: 8, max_depth: 3 };
 
 export interface DetectConfig {
   /**
@@ -105,7 +116,7 @@ export function defaultAgentConfig(agent: string): AgentConfig {
 export function defaultConfig(): NerdrConfig {
   const agents: Record<string, AgentConfig> = {};
   for (const id of Object.keys(INTEGRATIONS)) agents[id] = defaultAgentConfig(id);
-  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null, rm_ignored: [] }, control: 'own', fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 } };
+  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null, rm_ignored: [] }, control: 'own', limits: { ...DEFAULT_AGENT_LIMITS }, fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 } };
 }
 
 /** The settings for one agent (defaults when the file does not mention it). */
@@ -115,6 +126,7 @@ export function agentConfig(config: NerdrConfig, agent: string): AgentConfig {
 
 const boolSchema = z.boolean();
 const argsSchema = z.array(z.string());
+const limitSchema = z.number().int().min(0).max(1000);
 const commandSchema = z.array(z.string().min(1)).min(1);
 
 function show(v: unknown): string {
@@ -155,13 +167,19 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
     else if (top === 'fleet') fleetSection(value, config.fleet, bad);
     else if (top === 'detect') detectSection(value, config.detect, bad);
     else if (top === 'agents') {
-      if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", and [agents.<name>] sections', 'defaults'); continue; }
+      if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", max_helpers, max_depth, and [agents.<name>] sections', 'defaults'); continue; }
       for (const [id, section] of Object.entries(value)) {
         const prefix = `agents.${id}`;
         if (id === 'control') {
           const r = z.enum(CONTROL_SCOPES).safeParse(section);
           if (r.success) config.control = r.data;
           else bad(prefix, `must be "own" (an agent controls only the windows it started) or "all" (got ${show(section)})`, config.control);
+          continue;
+        }
+        if (id === 'max_helpers' || id === 'max_depth') {
+          const r = limitSchema.safeParse(section);
+          if (r.success) config.limits[id] = r.data;
+          else bad(prefix, `must be a whole number from 0 to 1000 (got ${show(section)})`, config.limits[id]);
           continue;
         }
         if (!/^[a-z0-9][a-z0-9_-]*$/.test(id)) { bad(prefix, 'agent names are lower-case letters, digits, - and _', 'nothing'); continue; }

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { runDash } from '../ui/run.js';
-import { ensureSupervisor, hasNerdrWindows, supervisorAnswers, tmuxSocket } from './context.js';
+import { callerSecret, ensureSupervisor, hasNerdrWindows, supervisorAnswers, tmuxSocket } from './context.js';
 
 export function register(program: Command): void {
   program
@@ -19,7 +19,8 @@ export function register(program: Command): void {
       // a dashboard changes nothing: with no agent yet it waits for one instead of starting nerdr
       if (!(await supervisorAnswers(sock)) && !(await hasNerdrWindows(sock)) && !(await waitForAgents(sock))) return;
       const socketFile = await ensureSupervisor(sock);
-      await runDash({ sock, socketFile, ...(opts.client ? { client: opts.client } : {}), ...(opts.fleet ? { fleet: true } : {}) });
+      const caller = callerSecret();
+      await runDash({ sock, socketFile, ...(opts.client ? { client: opts.client } : {}), ...(opts.fleet ? { fleet: true } : {}), ...(caller ? { caller } : {}) });
     });
 }
 

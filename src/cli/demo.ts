@@ -9,7 +9,7 @@ import { AGENTS } from '../integrations/agents.js';
 import { nerdrBin, packageRoot, serverFiles } from '../paths.js';
 import type { AgentRow } from '../protocol/index.js';
 import { serverRunning, tmuxOk, checkTmuxVersion } from '../tmux/server.js';
-import { call, callerSession, globalOpts, tmuxSocket } from './context.js';
+import { call, callerSecret, callerSession, globalOpts, tmuxSocket } from './context.js';
 import { createWindow } from './new.js';
 import { onPath } from '../integrations/plan.js';
 import { installLights } from './tmux.js';
@@ -126,7 +126,7 @@ async function stopDemo(cmd: Command, sock: string): Promise<void> {
   const { agents } = await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls', {}, { whenNone: () => ({ agents: [] }) });
   let n = 0;
   for (const a of agents.filter((x) => AGENT_ARGS.some((d) => d.name === x.name) && x.agent === 'demo')) {
-    await call(cmd, 'nerdr.stop-agent', { target: a.window });
+    await call(cmd, 'nerdr.stop-agent', { target: a.window, caller: callerSecret() });
     n++;
   }
   const guides = (await tmuxOk(sock, ['list-windows', '-a', '-F', '#{window_id} #{window_name}'])).split('\n').filter((l) => l.endsWith(` ${GUIDE}`));

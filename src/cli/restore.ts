@@ -12,7 +12,7 @@ import { stateDir } from '../paths.js';
 import { SessionStore, type SavedSession } from '../store/sessions.js';
 import { planRestore, type SessionPlan } from '../store/restore-plan.js';
 import { checkTmuxVersion, resolveSocket, serverRunning } from '../tmux/server.js';
-import { ensureSupervisor, globalOpts, socketError } from './context.js';
+import { callerSecret, ensureSupervisor, globalOpts, socketError } from './context.js';
 import { onPath, planLaunch } from '../integrations/plan.js';
 import { dryRunResults, isDir, RESUME_GRACE_MS, type WindowResult } from '../supervisor/restore.js';
 import { ensureHiddenSession } from '../supervisor/channel.js';
@@ -71,7 +71,7 @@ async function dryRun(sock: string, saved: SavedSession[], json: boolean | undef
   let results: WindowResult[];
   if (await serverRunning(sock)) {
     const socketFile = await ensureSupervisor(sock);
-    const r = (await request(socketFile, 'nerdr.restore', { sessions: saved, callerEnv: process.env, dryRun: true }, { timeoutMs: 20_000 }).catch((err: unknown) => {
+    const r = (await request(socketFile, 'nerdr.restore', { sessions: saved, callerEnv: process.env, dryRun: true, caller: callerSecret() }, { timeoutMs: 20_000 }).catch((err: unknown) => {
       throw err instanceof SocketRequestError ? socketError(err) : err;
     })) as { sessions: { session: string; create: boolean }[]; windows: WindowResult[] };
     sessions = r.sessions;
@@ -107,7 +107,7 @@ async function restore(sock: string, saved: SavedSession[], json: boolean | unde
   const socketFile = await ensureSupervisor(sock);
   const total = saved.reduce((n, s) => n + s.windows.length, 0);
   if (!json) process.stderr.write(`nerdr: restoring ${total} window${total === 1 ? '' : 's'} of ${saved.map((s) => s.session).join(', ')}; each resume is checked for ${RESUME_GRACE_MS / 1000} s\n`);
-  const sub = await subscribe(socketFile, 'nerdr.restore', { sessions: saved, callerEnv: process.env }, { timeoutMs: 20_000 }).catch((err: unknown) => {
+  const sub = await subscribe(socketFile, 'nerdr.restore', { sessions: saved, callerEnv: process.env, caller: callerSecret() }, { timeoutMs: 20_000 }).catch((err: unknown) => {
     throw err instanceof SocketRequestError ? socketError(err) : err;
   });
   let out: { windows: WindowResult[]; failures: number } | null = null;

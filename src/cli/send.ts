@@ -172,7 +172,7 @@ export function register(program: Command): void {
         throw new NerdrError(`the message is ${size} bytes; at most ${MAX_MESSAGE_BYTES} are accepted`, 'send it in parts, or put it in a file and send its path');
       }
       // JSON escapes a control character in up to 6 bytes: the request line has its own limit
-      const line = Buffer.byteLength(JSON.stringify({ id: 'cli:0000000:000', method: 'nerdr.send', params: { target, message: text } }));
+      const line = Buffer.byteLength(JSON.stringify({ id: 'cli:0000000:000', method: 'nerdr.send', params: { target, message: text, caller: callerSecret() } }));
       if (line > DEFAULT_MAX_LINE_BYTES) {
         throw new NerdrError(`the message holds so many control characters that its request is ${line} bytes, over the socket's ${DEFAULT_MAX_LINE_BYTES}`, 'send it in parts, or put it in a file and send its path');
       }

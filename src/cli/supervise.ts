@@ -5,7 +5,7 @@ import { exitFor, NerdrError } from '../errors.js';
 import { serverFiles } from '../paths.js';
 import { pidAlive, readLockPid } from '../store/lock.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
-import { ensureSupervisor, tmuxSocket } from './context.js';
+import { callerSecret, ensureSupervisor, socketError, tmuxSocket } from './context.js';
 import { printJson } from './print.js';
 import { age } from '../looks.js';
 import { serverRunning, tmux } from '../tmux/server.js';
@@ -34,7 +34,9 @@ async function info(socketFile: string): Promise<Info | null> {
 /**
  * Stops the supervisor for good: the one that answers is asked to stop (it disarms its holder
  * pane), and a holder that does not answer yet (dead and waiting for tmux to respawn it, or
- * starting) is disarmed and closed, so that tmux does not start a new one a moment later.
+ * starting) is disarmed and closed, so that tmux does not start a new one a moment later. The
+ * request carries the caller: an agent window is refused (src/supervisor/methods/stop.ts), and
+ * then nothing is stopped.
  */
 async function stop(sock: string): Promise<boolean> {
   const files = serverFiles(sock);
@@ -42,7 +44,11 @@ async function stop(sock: string): Promise<boolean> {
   const running = await info(files.socket);
   let stopped = false;
   if (running || (pid && pidAlive(pid))) {
-    if (running) await request(files.socket, 'nerdr.stop', {}, { timeoutMs: 2000 }).catch(() => undefined);
+    if (running) {
+      await request(files.socket, 'nerdr.stop', { caller: callerSecret() }, { timeoutMs: 2000 }).catch((err: unknown) => {
+        if (err instanceof SocketRequestError && err.code === 'not_permitted') throw socketError(err);
+      });
+    }
     const target = running?.pid ?? pid!;
     const deadline = Date.now() + 5000;
     while (Date.now() < deadline && pidAlive(target)) await new Promise((r) => setTimeout(r, 50));

@@ -44,6 +44,27 @@ function aheadBehind(a: number | null, b: number | null): string {
   return a === null || b === null ? '-' : `+${a} -${b}`;
 }
 
+/**
+ * From an agent window, a worktree goes only with the agent windows that run in it, so only when
+ * each is one this window may stop (src/supervisor/control.ts); said before anything else, so that
+ * no refusal points it at `--force`. The supervisor refuses each stop as well.
+ */
+async function refuseOthersWindows(cmd: Command, rec: WorktreeRecord, rows: AgentRow[]): Promise<void> {
+  const caller = callerSecret();
+  const inIt = windowsIn(rec, rows);
+  if (!caller || inIt.length === 0) return;
+  const may = await call<{ all: boolean; caller?: string; windows: string[] }>(cmd, 'nerdr.may', { caller, action: 'stop' });
+  const others = may.all ? [] : inIt.filter((a) => !may.windows.includes(a.window));
+  if (others.length === 0) return;
+  const me = rows.find((a) => a.window === may.caller);
+  throw new NerdrError(
+    `${me ? `${visible(me.name)} (${me.window})` : 'this'} is an agent window: it may remove only worktrees whose agent windows it started (or theirs), ` +
+      `and ${others.map((a) => `${visible(a.name)} (${a.window})`).join(', ')} ${others.length === 1 ? 'runs' : 'run'} in ${rec.name}`,
+    `leave ${rec.name} to the agent that started it, or ask the user; to let agents act on every window, set [agents] control = "all" in ${loadConfig(configDir()).path}`,
+    { code: 'not_permitted' },
+  );
+}
+
 export function register(program: Command): void {
   const wt = program.command('worktree').description('the git worktrees nerdr made for agents (nerdr new <agent> --worktree BRANCH)');
 
@@ -86,6 +107,7 @@ export function register(program: Command): void {
       const deleteBranch = opts.deleteBranch === true;
       const { sock, rows } = await agents(cmd);
       const allow = loadConfig(configDir()).config.worktrees.rm_ignored;
+      if (sock) await refuseOthersWindows(cmd, rec, rows);
       const check = await checkRemoval(rec, rows, allow);
       const problems = removalProblems(check, rec, deleteBranch);
       if (problems.length && !force) {

@@ -32,7 +32,7 @@ export const methodParams = {
   'nerdr.info': none,
   'nerdr.ls': none,
   'nerdr.status': none,
-  'nerdr.stop': none,
+  'nerdr.stop': z.object({ caller }),
   'nerdr.fleet': none,
   'nerdr.fleet-reload': none,
   'nerdr.explain': z.object({ target }),
@@ -54,7 +54,7 @@ export const methodParams = {
   'nerdr.respawn': z.object({ target, argv, env, callerEnv, conversationId: text, note: text, caller }),
   'nerdr.stop-agent': z.object({ target, caller }),
   'nerdr.may': z.object({ caller, action: z.enum(CONTROL_ACTIONS).nullish() }),
-  'nerdr.restore': z.object({ sessions: z.array(savedSessionSchema), callerEnv, dryRun: flag }),
+  'nerdr.restore': z.object({ sessions: z.array(savedSessionSchema), callerEnv, dryRun: flag, caller }),
   'nerdr.new': z.object({
     session: z.string(),
     argv,

@@ -22,6 +22,8 @@ export interface RunDashOptions {
   client?: string;
   /** Also the fleet's hosts' agents (`dash --fleet`), named `HOST:NAME`. */
   fleet?: boolean;
+  /** The NERDR_TAB of the agent window the dashboard runs in: its sends, stops and jumps are limited as the CLI's (docs/orchestration.md). */
+  caller?: string;
 }
 
 /** A fleet host's agent as a dashboard row's agent: `HOST:NAME`, its window `HOST:@N`. */
@@ -86,12 +88,12 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
     send: async (target, message) => {
       const far = remote(target);
       if (far) return void (await overSsh(far.host, ['send', far.window, message]));
-      await ask('nerdr.send', { target, message });
+      await ask('nerdr.send', { target, message, caller: opts.caller });
     },
     stop: async (target) => {
       const far = remote(target);
       if (far) return void (await overSsh(far.host, ['stop', far.window]));
-      await ask('nerdr.stop-agent', { target });
+      await ask('nerdr.stop-agent', { target, caller: opts.caller });
     },
     jump: async (row: DashRow) => {
       if (!client) throw new NerdrError('no tmux client to switch: run the dashboard inside tmux', "tmux display-popup -E -w 80% -h 80% 'nerdr dash'");
@@ -102,6 +104,12 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
         const agent = h?.agents.find((x) => x.window === far.window);
         if (!agent) throw new NerdrError(`${row.name} is no longer on ${far.host}`, `nerdr ls --fleet shows what runs there now`, { code: 'agent_gone' });
         return openFleetWindow(opts.sock, client, fleet!, far.host, agent);
+      }
+      if (opts.caller) {
+        const may = await ask<{ all: boolean; windows: string[]; fix?: string }>('nerdr.may', { caller: opts.caller, action: 'focus' });
+        if (!may.all && !may.windows.includes(row.window)) {
+          throw new NerdrError(`this is an agent window: it may switch only to the windows it started and theirs, and ${row.name} (${row.window}) is not one of them`, may.fix, { code: 'not_permitted' });
+        }
       }
       const session = row.sessions.includes(client.session) ? client.session : row.session;
       const r = await tmux(opts.sock, ['switch-client', '-c', client.name, '-t', `=${session}:${row.window}`]);

@@ -100,6 +100,22 @@ x = 1
     expect(parseConfig('[detect]\nquiet = 1\n').problems[0]!.message).toMatch(/unknown key, ignored \(known: idle_after\)/);
   });
 
+  it('[agents] max_helpers and max_depth: 8 and 3 by default; whole numbers 0..1000, else reported and the default kept; no agent of that name', () => {
+    expect(defaultConfig().limits).toEqual({ max_helpers: 8, max_depth: 3 });
+    const ok = parseConfig('[agents]\nmax_helpers = 2\nmax_depth = 0\n');
+    expect(ok.problems).toEqual([]);
+    expect(ok.config.limits).toEqual({ max_helpers: 2, max_depth: 0 });
+    expect(ok.config.agents).not.toHaveProperty('max_helpers');
+    for (const bad of ['1.5', '-1', '1001', '"4"']) {
+      const { config, problems } = parseConfig(`[agents]\nmax_helpers = ${bad}\nmax_depth = ${bad}\n`);
+      expect(config.limits).toEqual({ max_helpers: 8, max_depth: 3 });
+      expect(problems).toEqual([
+        { key: 'agents.max_helpers', message: `must be a whole number from 0 to 1000 (got ${bad})`, used: '8' },
+        { key: 'agents.max_depth', message: `must be a whole number from 0 to 1000 (got ${bad})`, used: '3' },
+      ]);
+    }
+  });
+
   it('a TOML syntax error: defaults, one problem for the file', () => {
     const { config, problems } = parseConfig('[agents.claude\ninstall = ');
     expect(config).toEqual(defaultConfig());

@@ -3,7 +3,7 @@
 // (test/unit/supervisor/harness.ts) and the config it wants, without a config file or a socket.
 
 import type { AgentRow } from '../../protocol/index.js';
-import type { ControlScope } from '../../config.js';
+import type { AgentLimits, ControlScope } from '../../config.js';
 import { loadConfig } from '../../config.js';
 import { configDir } from '../../paths.js';
 import { quote } from '../../tmux/quote.js';
@@ -41,8 +41,8 @@ export interface MethodHost {
   row(a: WatchedAgent): AgentRow;
   /** The window whose secret (NERDR_TAB) this is, else null. */
   bySecret(secret: string): WatchedAgent | null;
-  /** `[agents] control` and the config file that sets it (read when asked: an edit counts at once). */
-  control(): { scope: ControlScope; path: string };
+  /** `[agents] control`, `max_helpers`, `max_depth` and the config file that sets them (read when asked: an edit counts at once). */
+  control(): AgentControl;
   info(): SupervisorInfo;
   createWindow(spec: WindowSpec): Promise<CreatedWindow>;
   respawn(a: WatchedAgent, spec: RespawnSpec): Promise<void>;
@@ -52,16 +52,22 @@ export interface MethodHost {
   readonly restore: RestoreHost<WatchedAgent>;
 }
 
+export interface AgentControl {
+  scope: ControlScope;
+  limits: AgentLimits;
+  path: string;
+}
+
 export interface HostOptions {
   /** The socket the supervisor serves, which `nerdr.info` names. */
   socketPath: string;
   /** By default config.toml's, read at each ask. */
-  control?: () => { scope: ControlScope; path: string };
+  control?: () => AgentControl;
 }
 
-function configControl(): { scope: ControlScope; path: string } {
+function configControl(): AgentControl {
   const loaded = loadConfig(configDir());
-  return { scope: loaded.config.control, path: loaded.path };
+  return { scope: loaded.config.control, limits: loaded.config.limits, path: loaded.path };
 }
 
 export function supervisorHost(sup: Supervisor, opts: HostOptions): MethodHost {

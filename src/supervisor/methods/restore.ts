@@ -1,5 +1,5 @@
 // `nerdr.restore`: the saved sessions the CLI loaded, restored here (so a Ctrl-C of the CLI
-// leaves no window unchecked). With dryRun: the plan, nothing done. Otherwise a stream: a
+// leaves no window unchecked); an agent window may ask only for the plan. With dryRun: the plan, nothing done. Otherwise a stream: a
 // `window` event per window once it is settled, `warning`s, then `done` with all of them.
 
 import os from 'node:os';
@@ -8,8 +8,11 @@ import { planRestore } from '../../store/restore-plan.js';
 import { dryRunResults, isDir, liveState, restoreSessions, type RestoreEnv } from '../restore.js';
 import type { MethodHost } from './host.js';
 import { method } from './method.js';
+import { callerOf, checkWhole } from './target.js';
 
-export const restore = method('nerdr.restore', async (host: Pick<MethodHost, 'restore' | 'log'>, p, ctx) => {
+export const restore = method('nerdr.restore', async (host: Pick<MethodHost, 'restore' | 'log' | 'bySecret' | 'control'>, p, ctx) => {
+  // it makes windows no agent started and restarts exited ones: a plan only, for an agent window
+  if (p.dryRun !== true) checkWhole(host, callerOf(host, p.caller), 'restore saved sessions: their windows would be no helpers of it, and exited windows would start again');
   const saved = p.sessions;
   const callerEnv = Object.fromEntries(Object.entries(p.callerEnv ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'));
   const warnings: ((m: string) => void)[] = [];

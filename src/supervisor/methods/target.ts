@@ -39,3 +39,19 @@ export function checkControl(host: Pick<MethodHost, 'control'>, caller: WatchedA
   const v = mayControl(node(caller), node(target), action, control.scope);
   if (!v.ok) throw new RpcError('not_permitted', v.reason, false, controlFix(control.path));
 }
+
+/**
+ * Throws `not_permitted` when an agent window asks for what acts on every window (`what`: "stop or
+ * restart the supervisor, which watches every window"), unless `[agents] control = "all"`.
+ */
+export function checkWhole(host: Pick<MethodHost, 'control'>, caller: WatchedAgent | null, what: string): void {
+  if (!caller) return;
+  const control = host.control();
+  if (control.scope === 'all') return;
+  throw new RpcError(
+    'not_permitted',
+    `${caller.name} (${caller.windowId}) is an agent window: it may not ${what}`,
+    false,
+    `ask the user to run it from a shell, or, to let agents act on every window, set [agents] control = "all" in ${control.path}`,
+  );
+}

@@ -1,7 +1,7 @@
 // A socket method called as the socket calls it, on the supervisor of the fake-channel harness
 // (../harness.ts): the params checked, then run with a request whose stream lines are kept.
 
-import type { ControlScope } from '../../../../src/config.js';
+import { DEFAULT_AGENT_LIMITS, type AgentLimits, type ControlScope } from '../../../../src/config.js';
 import type { RequestContext, StreamHandle } from '../../../../src/supervisor/socket/index.js';
 import { supervisorHost, type MethodHost } from '../../../../src/supervisor/methods/host.js';
 import type { Method } from '../../../../src/supervisor/methods/method.js';
@@ -9,9 +9,9 @@ import type { Rig } from '../harness.js';
 
 export const CONFIG_FILE = '/home/test/.config/nerdr/config.toml';
 
-/** The rig's supervisor as its methods see it; `[agents] control` is `scope` (no config file is read). */
-export function hostOf(rig: Rig, scope: ControlScope = 'own'): MethodHost {
-  return supervisorHost(rig.sup, { socketPath: '/run/nerdr-test.sock', control: () => ({ scope, path: CONFIG_FILE }) });
+/** The rig's supervisor as its methods see it; `[agents] control` is `scope`, the limits `limits` (no config file is read). */
+export function hostOf(rig: Rig, scope: ControlScope = 'own', limits: Partial<AgentLimits> = {}): MethodHost {
+  return supervisorHost(rig.sup, { socketPath: '/run/nerdr-test.sock', control: () => ({ scope, limits: { ...DEFAULT_AGENT_LIMITS, ...limits }, path: CONFIG_FILE }) });
 }
 
 export interface FakeRequest {

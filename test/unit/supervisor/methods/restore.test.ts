@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { restore } from '../../../../src/supervisor/methods/restore.js';
 import type { SavedSession } from '../../../../src/store/sessions.js';
 import { startRig, type Rig } from '../harness.js';
-import { call, fakeRequest, hostOf } from './call.js';
+import { call, CONFIG_FILE, fakeRequest, hostOf } from './call.js';
+import { BOSS_SECRET, family } from './screens.js';
 
 let rig: Rig | null = null;
 afterEach(async () => {
@@ -19,6 +20,18 @@ const saved: SavedSession = {
 };
 
 describe('nerdr.restore', () => {
+  it('an agent window gets the plan, and is refused the restore unless [agents] control = "all"', async () => {
+    rig = await startRig(family);
+    const ask = { sessions: [saved], callerEnv: { PATH: process.env.PATH, HOME: '/home/x' }, caller: BOSS_SECRET };
+    await expect(call(restore, hostOf(rig), { ...ask, dryRun: true })).resolves.toMatchObject({ dryRun: true });
+    await expect(call(restore, hostOf(rig), ask)).rejects.toMatchObject({
+      code: 'not_permitted',
+      message: 'boss (@1) is an agent window: it may not restore saved sessions: their windows would be no helpers of it, and exited windows would start again',
+      fix: `ask the user to run it from a shell, or, to let agents act on every window, set [agents] control = "all" in ${CONFIG_FILE}`,
+    });
+    expect(rig.tmux.sent('new-window', 'new-session', 'respawn-pane')).toEqual([]);
+  });
+
   it('dryRun: the plan (a session to make, its window and its program), nothing done', async () => {
     rig = await startRig();
     const req = fakeRequest();
