@@ -3,12 +3,14 @@
 // event is applied, the reader has read the payloads of at most SPOOL_BATCH files (headers are
 // read with a bounded read of their own), and every event is still applied, in order.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const reads = vi.hoisted(() => ({ whole: 0 }));
+// a payload read: a spool file read whole, or a read of one asking for more than a header's
+// bound (4 KiB and the blank line) — the reader reads headers with a bounded read of their own
 vi.mock('node:fs/promises', async (importOriginal) => {
   const fsp = await importOriginal<typeof import('node:fs/promises')>();
   return {
@@ -17,6 +19,20 @@ vi.mock('node:fs/promises', async (importOriginal) => {
       if (String(args[0]).endsWith('.hook')) reads.whole++;
       return fsp.readFile(...args);
     }) as typeof fsp.readFile,
+    open: (async (...args: Parameters<typeof fsp.open>) => {
+      const fh = await fsp.open(...args);
+      if (!String(args[0]).endsWith('.hook')) return fh;
+      let counted = false;
+      const read = fh.read.bind(fh) as (...a: unknown[]) => Promise<unknown>;
+      (fh as unknown as { read: (...a: unknown[]) => Promise<unknown> }).read = (...a: unknown[]) => {
+        if (!counted && typeof a[2] === 'number' && a[2] > 4096 + 2) {
+          counted = true;
+          reads.whole++;
+        }
+        return read(...a);
+      };
+      return fh;
+    }) as typeof fsp.open,
   };
 });
 
@@ -58,5 +74,29 @@ describe('the spool reader on a backlog', () => {
     expect(readBeforeFirst[0]).toBeLessThan(n);
     // …but one batch
     expect(readBeforeFirst[0]).toBeLessThanOrEqual(SPOOL_BATCH);
+  });
+
+  it('a backlog whose secret names no window is refused from the headers: no payload is read, every file goes', async () => {
+    const big = 'x'.repeat(64 * 1024);
+    for (let i = 0; i < 20; i++) writeSpoolFile(dir, { secret: 'nobody', agent: 'claude', timeNs: 1_700_000_000_000_000_000n + BigInt(i), seq: i, payload: JSON.stringify({ hook_event_name: 'Stop', big }) });
+    writeSpoolFile(dir, { secret: 'S1', agent: 'claude', timeNs: 1_700_000_000_000_000_100n, seq: 99, payload: JSON.stringify({ hook_event_name: 'Stop' }) });
+    const lines: string[] = [];
+    const applied: string[] = [];
+    const r = new SpoolReader<string>({
+      dir,
+      authenticate: (s) => (s === 'S1' ? '@1' : null),
+      apply: (h) => void applied.push(h.window),
+      startedAt: () => null,
+      describe: (w) => w,
+      log: (_level, line) => void lines.push(line),
+      clock: new FakeTime(),
+    });
+    await r.start();
+    await r.close();
+    expect(applied).toEqual(['@1']);
+    // the window's one event read whole; the strangers' never
+    expect(reads.whole).toBe(1);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.hook'))).toEqual([]);
+    expect(lines).toContain('spool: 20 event(s) with a secret that names no window refused (as the socket refuses them)');
   });
 });
