@@ -439,7 +439,8 @@ export class SpoolReader<W> {
     const want = Math.min(size, MAX_FILE_BYTES) + 1;
     const have = this.slots[k];
     if (have && have.length >= want) return have;
-    const b = Buffer.allocUnsafeSlow(Math.max(want, SMALL_SLOT_BYTES));
+    // past a small one, the biggest at once: a backlog of growing payloads reuses it
+    const b = Buffer.allocUnsafeSlow(want <= SMALL_SLOT_BYTES ? SMALL_SLOT_BYTES : MAX_FILE_BYTES + 1);
     this.slots[k] = b;
     return b;
   }
