@@ -5,18 +5,21 @@
 // from a remote host reaches a tmux format but counts.
 
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { FleetConfig, FleetHost } from '../config.js';
 import type { Clock } from '../supervisor/clock.js';
 import { SUMMARY_ORDER } from '../supervisor/lights.js';
 import { DEFAULT_LIGHT_BG, DEFAULT_LOOKS, baseStyle, type Kind, type Look } from '../looks.js';
 import { FleetLink, type FleetProcess, type HostStatus, type SpawnFleet } from './link.js';
 import { sshArgv } from './ssh.js';
+import { LineSplitter } from './lines.js';
 
 /** The remote command the link runs: the event stream, never starting anything there. */
 export const FLEET_EVENTS_ARGS = ['events', '--json', '--no-start', '--as-resync', '--until-stdin-ends'];
 
-/** A real ssh: stdout read by line, the last 8 KiB of stderr kept for the reason it ended. */
+/**
+ * A real ssh: stdout read by line (each at most MAX_LINE_BYTES: past it ssh is killed and the
+ * exit says so), the last 8 KiB of stderr kept for the reason it ended.
+ */
 export const spawnSsh: SpawnFleet = (argv) => {
   // stdin stays open: the remote nerdr ends when it closes (`--until-stdin-ends`), with ssh
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -26,14 +29,28 @@ export const spawnSsh: SpawnFleet = (argv) => {
   child.stderr.on('data', (d: string) => {
     stderr = (stderr + d).slice(-8192);
   });
-  const lines = createInterface({ input: child.stdout });
+  const lineFns: ((line: string) => void)[] = [];
+  let lineOver: number | null = null;
+  const lines = new LineSplitter(
+    (line) => {
+      for (const fn of lineFns) fn(line);
+    },
+    (max) => {
+      // nothing more is read from this remote: its link is dropped, and the next one starts afresh
+      lineOver = max;
+      child.stdout.destroy();
+      child.kill('SIGTERM');
+    },
+  );
+  child.stdout.on('data', (d: Buffer) => lines.push(d));
+  child.stdout.on('end', () => lines.end());
   let exited: [number | null, string | null] | null = null;
-  const exitFns: ((code: number | null, signal: string | null, stderr: string) => void)[] = [];
+  const exitFns: ((code: number | null, signal: string | null, stderr: string, lineOver?: number | null) => void)[] = [];
   let closed = 0;
   const done = (): void => {
     // both the process and its pipes: the last line is read before the exit is told
     if (++closed < 2 || !exited) return;
-    for (const fn of exitFns) fn(exited[0], exited[1], stderr);
+    for (const fn of exitFns) fn(exited[0], exited[1], stderr, lineOver);
   };
   child.on('exit', (code, signal) => {
     exited = [code, signal];
@@ -45,9 +62,9 @@ export const spawnSsh: SpawnFleet = (argv) => {
     closed = 1;
     done();
   });
-  lines.on('close', done);
+  child.stdout.on('close', done);
   const proc: FleetProcess = {
-    onLine: (fn) => void lines.on('line', fn),
+    onLine: (fn) => void lineFns.push(fn),
     onExit: (fn) => void exitFns.push(fn),
     kill: () => void child.kill('SIGTERM'),
   };

@@ -21,8 +21,11 @@ export const HEALTHY_MS = 60_000;
 export interface FleetProcess {
   /** Each stdout line (without its newline). */
   onLine(fn: (line: string) => void): void;
-  /** Once, when it has ended; stderr is what it wrote there (the last few KiB). */
-  onExit(fn: (code: number | null, signal: string | null, stderr: string) => void): void;
+  /**
+   * Once, when it has ended; stderr is what it wrote there (the last few KiB); lineOver the cap
+   * (bytes) when it was ended for a line longer than that.
+   */
+  onExit(fn: (code: number | null, signal: string | null, stderr: string, lineOver?: number | null) => void): void;
   kill(): void;
 }
 
@@ -127,10 +130,10 @@ export class FleetLink {
     p.onLine((line) => {
       if (this.proc === p) this.onLine(line);
     });
-    p.onExit((code, signal, stderr) => {
+    p.onExit((code, signal, stderr, lineOver) => {
       if (this.proc !== p) return;
       this.proc = null;
-      this.ended(classifyExit(this.name, this.host, code, signal, stderr));
+      this.ended(classifyExit(this.name, this.host, code, signal, stderr, lineOver ?? null));
     });
   }
 

@@ -36,12 +36,19 @@ export function sshAttachArgv(fleet: FleetConfig, host: FleetHost, window: strin
   return sshArgv(fleet, host, ['attach', window], { tty: true });
 }
 
-export type FailureKind = 'auth' | 'unreachable' | 'no-nerdr' | 'no-supervisor' | 'no-server' | 'ended';
+export type FailureKind = 'auth' | 'unreachable' | 'no-nerdr' | 'no-supervisor' | 'no-server' | 'line-too-long' | 'ended';
 
 export interface FleetFailure {
   kind: FailureKind;
   message: string;
   fix: string;
+}
+
+/** "4 MiB", "512 KiB", "100 bytes". */
+function bytesText(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
 }
 
 /** The last line of ssh's or the remote's stderr that says something. */
@@ -50,10 +57,20 @@ function lastLine(stderr: string): string {
   return lines[lines.length - 1] ?? '';
 }
 
-/** Why the ssh to `name` ended, from its exit status and stderr, with the fix. */
-export function classifyExit(name: string, host: FleetHost, code: number | null, signal: string | null, stderr: string): FleetFailure {
+/**
+ * Why the ssh to `name` ended, from its exit status and stderr, with the fix. `lineOver`: the
+ * cap (bytes) when the link was dropped for a longer line (src/fleet/lines.ts).
+ */
+export function classifyExit(name: string, host: FleetHost, code: number | null, signal: string | null, stderr: string, lineOver: number | null = null): FleetFailure {
   const said = lastLine(stderr);
   const tail = said ? `: ${said}` : '';
+  if (lineOver !== null) {
+    return {
+      kind: 'line-too-long',
+      message: `${name} sent a line over ${bytesText(lineOver)}; the link was dropped (nerdr's event stream sends short lines: something else writes to its output there)`,
+      fix: `run \`ssh ${host.target} ${host.nerdr} -L ${host.socket} events --json --no-start\` yourself and look at what comes first (a login script printing to stdout, another program at "${host.nerdr}"); nerdr retries on its own`,
+    };
+  }
   if (code === 255) {
     if (/permission denied|host key verification failed|no matching host key|too many authentication failures|authentication failed|REMOTE HOST IDENTIFICATION HAS CHANGED/i.test(stderr)) {
       return { kind: 'auth', message: `ssh could not log in to ${name} (${host.target})${tail}`, fix: `run \`ssh ${host.target}\` once yourself (load the key in your agent, accept the host key); nerdr never answers ssh's prompts` };

@@ -18,10 +18,10 @@
 // aside/ (for `nerdr doctor`), a file of another owner is left alone, a refused event is logged.
 
 import { watch, type FSWatcher } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { decodePayload, MAX_PAYLOAD_BYTES } from '../integrations/payload.js';
+import { MAX_PAYLOAD_BYTES, parsePayload } from '../integrations/payload.js';
 import { authenticateHook } from './socket/hook-params.js';
 import { RpcError } from './socket/errors.js';
 import type { HookReport, Report } from './socket/server.js';
@@ -48,9 +48,12 @@ export const TEMP_MAX_AGE_MS = 60_000;
  * Files whose payloads are read at once: a pass reads every waiting file's header (to order them),
  * then the payloads of the first SPOOL_BATCH, applies them, then the next. A backlog of 300
  * events of 1 MiB read at once took the supervisor from 85 to 425 MB; a batch holds at most
- * SPOOL_BATCH × MAX_FILE_BYTES (4 MiB; 16 measured 182 MB, 4 measured 144 MB on the live test).
+ * SPOOL_BATCH × MAX_FILE_BYTES (4 MiB; 16 measured 182 MB, 4 measured 144 MB on the live test),
+ * read into the reader's slots (slot()), not a Buffer per file: 71 → 92 MB (docs/performance.md).
  */
 export const SPOOL_BATCH = 4;
+/** A payload slot kept between passes is at most this big (most hook events are a few KiB). */
+const SMALL_SLOT_BYTES = 64 * 1024;
 /** Headers read at once (each at most MAX_HEADER_BYTES). */
 const HEADER_BATCH = 64;
 
@@ -69,10 +72,14 @@ export interface SpoolEntry {
    * supervisor answered (`nerdr pane report-agent`), whose payload is the request's JSON line.
    */
   method: string;
+  /** The reader's: a view of the buffer it reads payloads into, good until the next batch. */
   payload: Buffer;
 }
 
 export type Parsed = { entry: SpoolEntry } | { malformed: string };
+
+/** A waiting file by its header, with its size then. */
+type Waiting = SpoolEntry & { size: number };
 
 /**
  * Reads one spool file's bytes. `btimeSec` (the boot time, /proc/stat) turns an `uptime` clock
@@ -126,15 +133,16 @@ export function tempNameOf(name: string): string {
 
 /** The `nerdr.hook` params a spool entry stands for: what `nerdr hook` would have sent. Pure. */
 export function hookParams(e: SpoolEntry): Record<string, unknown> {
-  const p = decodePayload(e.payload);
-  const params: Record<string, unknown> = { secret: e.secret, agent: e.agent, event: p.json === null ? null : (JSON.parse(p.json) as unknown) };
-  if (p.dropped) params.dropped = p.dropped;
+  // parsed once: a payload near the cap is a string and an object of about 1 MiB each already
+  const p = parsePayload(e.payload);
+  const params: Record<string, unknown> = { secret: e.secret, agent: e.agent, event: p.value };
+  if (p.value === null) params.dropped = p.dropped;
   if (e.event) params.hint = e.event.slice(0, 64);
   return params;
 }
 
 /** The order events are applied in: timestamp, then name (the writer's zero-padded sequence number). Pure. */
-export function ordered(entries: SpoolEntry[]): SpoolEntry[] {
+export function ordered<E extends SpoolEntry>(entries: E[]): E[] {
   return [...entries].sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
@@ -288,6 +296,8 @@ export class SpoolReader<W> {
   /** When temporary files were last looked at (-Infinity: at the first pass). */
   private lastSweep = -Infinity;
   private readonly uid = process.getuid?.();
+  /** What payloads are read into, one per file of a batch (slot()). */
+  private slots: Buffer[] = [];
   private readonly now: () => number;
   private readonly clock: Clock;
 
@@ -362,7 +372,7 @@ export class SpoolReader<W> {
     const sweep = this.now() - this.lastSweep > TEMP_MAX_AGE_MS;
     if (sweep) this.lastSweep = this.now();
     // headers first (bounded reads), to know the order; payloads in batches, in that order
-    const waiting: SpoolEntry[] = [];
+    const waiting: Waiting[] = [];
     for (let i = 0; i < names.length && !this.closed; i += HEADER_BATCH) {
       const heads = await Promise.all(names.slice(i, i + HEADER_BATCH).map((n) => this.read(n, present, sweep)));
       for (const h of heads) if (h) waiting.push(h);
@@ -372,10 +382,24 @@ export class SpoolReader<W> {
     const durable: { name: string; window: W; kept: Promise<boolean> }[] = [];
     // a hard-linked file's temporary name goes with it
     const withTemp = (n: string): string[] => (present.has(tempNameOf(n)) ? [n, tempNameOf(n)] : [n]);
-    const queue = ordered(waiting);
+    // a hook event's secret is in its header: one that names no window is refused unread, as
+    // the socket refuses it (a herdr report names its pane in the payload, so it is read)
+    const queue = ordered(waiting).filter((h) => {
+      if (h.method || (h.secret !== '' && this.opts.authenticate(h.secret))) return true;
+      unknown++;
+      done.push(...withTemp(h.name));
+      return false;
+    });
+    // payloads are read into the reader's slots, again for every batch: a Buffer per file is memory outside
+    // V8's heap that is given back only when a collection finds its wrapper, long after (a backlog
+    // of 1 MiB events held 70 MB of them at once); the text and the object made of a payload are
+    // the heap's, and collected with it
     for (let i = 0; i < queue.length && !this.closed; i += SPOOL_BATCH) {
-      const batch = await Promise.all(queue.slice(i, i + SPOOL_BATCH).map((h) => this.readWhole(h.name)));
-      for (const e of batch) {
+      const batch = await Promise.all(queue.slice(i, i + SPOOL_BATCH).map((h, k) => this.readWhole(h.name, this.slot(k, h.size))));
+      for (let j = 0; j < batch.length; j++) {
+        const e = batch[j];
+        // each payload goes as soon as its event is applied, not with its batch
+        batch[j] = null;
         if (this.closed) break;
         if (!e) continue;
         const r = await this.applyOne(e);
@@ -386,6 +410,7 @@ export class SpoolReader<W> {
     }
     if (unknown > 0) this.opts.log('info', `spool: ${unknown} event(s) with a secret that names no window refused (as the socket refuses them)`);
     await Promise.all(done.map((n) => unlink(path.join(dir, n)).catch(() => undefined)));
+    this.slots = this.slots.map((b) => (b.length > SMALL_SLOT_BYTES ? Buffer.alloc(0) : b));
     if (durable.length === 0) return;
     // an applied event's file goes only once its effect is kept in tmux: a supervisor that dies
     // before loses nothing, and one that dies after has it in the window's facts
@@ -403,6 +428,21 @@ export class SpoolReader<W> {
       }),
     );
     for (const [w, list] of gone) this.opts.deleted?.(w, list);
+  }
+
+  /**
+   * Slot k, big enough for a file of `size` bytes and one more (a file that grew since its header
+   * was read is seen so). Slots are kept between passes while small; a big one (a backlog of big
+   * payloads) only for its pass.
+   */
+  private slot(k: number, size: number): Buffer {
+    const want = Math.min(size, MAX_FILE_BYTES) + 1;
+    const have = this.slots[k];
+    if (have && have.length >= want) return have;
+    // past a small one, the biggest at once: a backlog of growing payloads reuses it
+    const b = Buffer.allocUnsafeSlow(want <= SMALL_SLOT_BYTES ? SMALL_SLOT_BYTES : MAX_FILE_BYTES + 1);
+    this.slots[k] = b;
+    return b;
   }
 
   /** The promise's value, or null if it takes longer than `ms` (on the reader's clock). */
@@ -426,7 +466,7 @@ export class SpoolReader<W> {
    * One directory entry: a waiting event with its header only (an empty payload: readWhole reads
    * it), or null (skipped, cleaned up or moved aside).
    */
-  private async read(name: string, present: Set<string>, sweep: boolean): Promise<SpoolEntry | null> {
+  private async read(name: string, present: Set<string>, sweep: boolean): Promise<Waiting | null> {
     if (name === ASIDE_DIR || this.ignored.has(name) || (name.startsWith('.') && !sweep)) return null;
     const file = path.join(this.opts.dir, name);
     let st;
@@ -462,21 +502,32 @@ export class SpoolReader<W> {
     }
     const parsed = parseSpoolFile(name, head);
     if ('malformed' in parsed) return this.aside(name, 'malformed', parsed.malformed);
-    return { ...parsed.entry, payload: Buffer.alloc(0) };
+    return { ...parsed.entry, payload: Buffer.alloc(0), size: Number(st.size) };
   }
 
-  /** A waiting file whose header was read, now whole (its size was checked then); null if it went meanwhile or changed. */
-  private async readWhole(name: string): Promise<SpoolEntry | null> {
+  /**
+   * A waiting file whose header was read, now whole, read into `into` (its payload a view of it,
+   * good until `into` is read into again); null if it went meanwhile or changed.
+   */
+  private async readWhole(name: string, into: Buffer): Promise<SpoolEntry | null> {
     const file = path.join(this.opts.dir, name);
-    let buf: Buffer;
+    let n = 0;
     try {
-      buf = await readFile(file);
+      const fh = await open(file, 'r');
+      try {
+        for (;;) {
+          const { bytesRead } = await fh.read(into, n, into.length - n, n);
+          if (bytesRead === 0 || (n += bytesRead) === into.length) break;
+        }
+      } finally {
+        await fh.close();
+      }
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       return this.aside(name, 'unreadable', (e as Error).message);
     }
-    if (buf.length > MAX_FILE_BYTES) return this.aside(name, 'too-large', `${buf.length} bytes`);
-    const parsed = parseSpoolFile(name, buf);
+    if (n > MAX_FILE_BYTES) return this.aside(name, 'too-large', `over ${MAX_FILE_BYTES} bytes`);
+    const parsed = parseSpoolFile(name, into.subarray(0, n));
     if ('malformed' in parsed) return this.aside(name, 'malformed', parsed.malformed);
     return parsed.entry;
   }

@@ -191,6 +191,21 @@ describe('ssh', () => {
     expect(k(NO_SERVER_EXIT)).toBe('no-server');
     expect(k(1, 'nerdr: the supervisor stopped')).toBe('ended');
     expect(classifyExit('build', HOST, NO_SUPERVISOR_EXIT, null, '').fix).toContain('nerdr fleet start build');
+    // a line over the cap: killed by the link itself, whatever ssh's status
+    const over = classifyExit('build', HOST, null, 'SIGTERM', '', 4 * 1024 * 1024);
+    expect(over.kind).toBe('line-too-long');
+    expect(over.message).toMatch(/^build sent a line over 4 MiB; the link was dropped/);
+    expect(over.fix).toContain('ssh me@build nerdr -L default events --json --no-start');
+  });
+
+  it('a link dropped for an overlong line shows that reason, and is tried again', () => {
+    const r = rig();
+    r.link.start();
+    r.last().say({ type: 'resync', at: 1, agents: [] });
+    for (const f of r.last().exits) f(null, 'SIGTERM', '', 1024);
+    expect(r.link.status().error?.kind).toBe('line-too-long');
+    r.clock.advance(BACKOFF_FIRST_MS);
+    expect(r.procs).toHaveLength(2);
   });
 });
 
