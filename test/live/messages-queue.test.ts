@@ -86,7 +86,7 @@ describe.skipIf(!tmuxAvailable)('messages, live: queued messages are never lost 
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/^nerdr: warning: the message queue .* is not JSON .*its messages were not delivered; it is kept as /);
       expect(r.stdout).toMatch(/queued for .* as #1/);
-      await waitFor(async () => (await read(win)).includes('> after the crash'), { timeoutMs: 20_000, what: 'the new message typed' });
+      await waitFor(async () => (await read(win)).includes('> after the crash'), { timeoutMs: 30_000, what: 'the new message typed' });
       expect(readFileSync(path.join(queuesDir(), aside), 'utf8')).toBe(broken);
       // told once
       await settled(win);

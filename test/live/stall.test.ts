@@ -142,7 +142,7 @@ describe.skipIf(!tmuxAvailable)('a supervisor stopped during a flood', () => {
         const rows = await env.lsJson();
         return PANES.every((n) => rows.find((r) => r.name === n)?.state === 'blocked');
       },
-      { timeoutMs: 10_000, intervalMs: 250, what: 'every flood window blocked in ls' },
+      { timeoutMs: 20_000, intervalMs: 250, what: 'every flood window blocked in ls' },
     );
     const rows = await env.lsJson();
     for (const name of PANES) {
