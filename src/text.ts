@@ -7,11 +7,17 @@
 /**
  * `text` with each control character (C0, DEL, C1) shown as what it is: `^[` for ESC, `^G` for
  * BEL, `^?` for DEL, `<9b>` for a C1 such as CSI. With `lines`, a line break stays one (for text
- * printed over several lines); tabs never stay, so a table cell keeps its width.
+ * printed over several lines); tabs never stay, so a table cell keeps its width. With `colour`,
+ * SGR sequences (`ESC [ … m`: colours and attributes, nothing else) stay, for a screen shown
+ * with its colours (`nerdr read --ansi`, from this host or another): every other sequence shows.
  */
-export function visible(text: string, opts: { lines?: boolean } = {}): string {
+export function visible(text: string, opts: { lines?: boolean; colour?: boolean } = {}): string {
   // eslint-disable-next-line no-control-regex
   if (!/[\u0000-\u001f\u007f-\u009f]/.test(text)) return text;
+  if (opts.colour) {
+    // eslint-disable-next-line no-control-regex
+    return text.split(/(\x1b\[[0-9;:]*m)/).map((part, i) => (i % 2 === 1 ? part : visible(part, { lines: opts.lines }))).join('');
+  }
   // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
     if (c === '\n' && opts.lines) return c;

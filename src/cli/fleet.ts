@@ -50,9 +50,23 @@ export function runRemote(fleet: FleetConfig, name: string, host: FleetHost, arg
   const argv = sshArgv(fleet, host, args, opts);
   return new Promise((resolve) => {
     let stderr = '';
-    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', 'inherit', 'pipe'] });
+    // attach hands this terminal to the other host's tmux; everything else is read and shown
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['inherit', opts.tty ? 'inherit' : 'pipe', 'pipe'] });
+    // the other host's output: shown with its colours (read --ansi), never obeyed by this
+    // terminal (src/text.ts); JSON holds no raw control character, so --json passes unchanged.
+    // A sequence cut between two reads waits for its end.
+    let held = '';
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+      const text = held + d;
+      const cut = /\x1b(\[[0-9;:]*)?$/.exec(text);
+      held = cut ? cut[0] : '';
+      process.stdout.write(visible(cut ? text.slice(0, cut.index) : text, { lines: true, colour: true }));
+    });
+    child.stdout?.on('end', () => {
+      if (held) process.stdout.write(visible(held));
+    });
     // the other host's words: shown, never obeyed by this terminal (src/text.ts)
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       process.stderr.write(visible(d, { lines: true }));
       stderr = (stderr + d).slice(-8192);
     });

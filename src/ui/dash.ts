@@ -6,6 +6,7 @@ import blessed from 'blessed';
 import { dashRows, rowCells, type AgentInfo, type DashRow } from './rows.js';
 import { escapeTags, tagLight } from './theme.js';
 import { DEFAULT_LOOKS, type Kind, type Look } from '../looks.js';
+import { visible } from '../text.js';
 
 export interface DashActions {
   /** The selected agent's screen, ANSI (SGR only), its last `lines` lines. */
@@ -142,7 +143,7 @@ export class Dashboard {
     this.list.setContent(lines.join('\n'));
     this.header.setContent(` {bold}nerdr{/bold} · ${this.rows.length} agent${this.rows.length === 1 ? '' : 's'} ${this.counts()}`);
     const sel = this.selected();
-    this.preview.setLabel(sel ? ` ${sel.name} · ${sel.state} ` : ' preview ');
+    this.preview.setLabel(sel ? ` ${visible(sel.name)} · ${sel.state} ` : ' preview ');
     if (!sel) this.preview.setContent('');
     if (this.mode === 'list') this.footer.setContent(this.message ? ` ${escapeTags(this.message)}` : `{bold}${HELP}{/bold}`);
     this.screen.render();
@@ -173,10 +174,12 @@ export class Dashboard {
       .then(
         (text) => {
           if (this.selected()?.key !== sel.key) return;
-          this.preview.setContent(text.replace(/\n$/, ''));
+          // a screen read from another host comes as that host sent it: its colours drawn, every
+          // other sequence shown, never acted on
+          this.preview.setContent(visible(text.replace(/\n$/, ''), { lines: true, colour: true }));
         },
         (err: Error) => {
-          if (this.selected()?.key === sel.key) this.preview.setContent(`(no screen: ${err.message})`);
+          if (this.selected()?.key === sel.key) this.preview.setContent(`(no screen: ${visible(err.message)})`);
         },
       )
       .finally(() => {

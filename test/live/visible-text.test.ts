@@ -58,14 +58,16 @@ describe.skipIf(!tmuxAvailable)('hostile text reaches no terminal raw', () => {
     const rows = JSON.stringify({ type: 'resync', agents: [{ id: 'r1', name: `remote${ESC}]0;ROW${BEL}`, agent: 'claude', state: 'idle', stateSince: 0, session: `s${ESC}[2J`, window: '@1', windowIndex: 1, cwd: `/w${ESC}]52;c;eA==${BEL}` }] });
     writeFileSync(path.join(root, 'rows.json'), rows + '\n');
     writeFileSync(path.join(root, 'err.txt'), REMOTE_ERR + '\n');
+    // what `nerdr read NAME --ansi` prints on a host that lies: colours, and a clipboard write
+    writeFileSync(path.join(root, 'screen.txt'), `${ESC}[31mred${ESC}[0m line\nclip${ESC}]52;c;eA==${BEL} here\n`);
     writeFileSync(
       ssh,
-      `#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done\ncase "$2" in\n  rows) cat ${JSON.stringify(path.join(root, 'rows.json'))}; exec cat >/dev/null ;;\n  *) cat ${JSON.stringify(path.join(root, 'err.txt'))} >&2; exit 255 ;;\nesac\n`,
+      `#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done\ncase "$2" in\n  rows) cat ${JSON.stringify(path.join(root, 'rows.json'))}; exec cat >/dev/null ;;\n  screen) case "$*" in *' read '*) cat ${JSON.stringify(path.join(root, 'screen.txt'))}; exit 0 ;; esac; exit 255 ;;\n  *) cat ${JSON.stringify(path.join(root, 'err.txt'))} >&2; exit 255 ;;\nesac\n`,
       { mode: 0o755 },
     );
 
     env = await startLiveEnv({ cols: 160, rows: 45 });
-    writeFileSync(path.join(env.configDir, 'config.toml'), `[fleet]\nssh = [${JSON.stringify(ssh)}]\n[fleet.hosts.rows]\ntarget = "rows"\n[fleet.hosts.err]\ntarget = "err"\n`);
+    writeFileSync(path.join(env.configDir, 'config.toml'), `[fleet]\nssh = [${JSON.stringify(ssh)}]\n[fleet.hosts.rows]\ntarget = "rows"\n[fleet.hosts.err]\ntarget = "err"\n[fleet.hosts.screen]\ntarget = "screen"\n`);
     const r = await env.nerdrWith(['new', '-d', '--name', 'hostile', '--cwd', repo, '--cmd', 'sleep 300'], { cwd: repo });
     expect(r.code, r.stderr).toBe(0);
     win = r.stdout.trim();
@@ -130,6 +132,14 @@ describe.skipIf(!tmuxAvailable)('hostile text reaches no terminal raw', () => {
     expect(ls.stderr).toContain('no such thing ^[]0;REMOTE^G^[[2J here');
     const status = await env.nerdr('status', '--fleet');
     clean(status, 'status --fleet');
+  });
+
+  it("read HOST:NAME --ansi: the other host's colours kept, every other sequence shown as ^[…", async () => {
+    const r = await env.nerdr('read', 'screen:agent', '--ansi');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${ESC}[31mred${ESC}[0m line`);
+    expect(r.stdout).toContain('clip^[]52;c;eA==^G here');
+    expect(r.stdout).not.toContain(`${ESC}]`);
   });
 
   it('the review panel draws the file names with their escapes visible, not obeyed', async () => {

@@ -23,6 +23,14 @@ describe('visible', () => {
     expect(visible('one\ntwo\r\n', { lines: true })).toBe('one\ntwo^M\n');
   });
 
+  it('with colour, keeps SGR sequences (and only them) for a screen read with its colours', () => {
+    const screen = '\x1b[1;38;5;196mred\x1b[0m \x1b]52;c;eA==\x07 \x1b[2J\x1b[38:2:1:2:3mx\n';
+    expect(visible(screen, { colour: true, lines: true })).toBe('\x1b[1;38;5;196mred\x1b[0m ^[]52;c;eA==^G ^[[2J\x1b[38:2:1:2:3mx\n');
+    // an ESC [ that is no SGR, or one cut short, shows
+    expect(visible('\x1b[31', { colour: true })).toBe('^[[31');
+    expect(visible('\x1b[?25l', { colour: true })).toBe('^[[?25l');
+  });
+
   it('leaves no control character in any string', () => {
     let all = '';
     for (let c = 0; c < 0xa0; c++) all += String.fromCharCode(c);
