@@ -18,6 +18,11 @@ interface Tier {
 export default class TiersReporter implements Reporter {
   private readonly started = new Map<string, number>();
   private readonly ended = new Map<string, number>();
+  private runStart = Date.now();
+
+  onTestRunStart(): void {
+    this.runStart = Date.now();
+  }
 
   onTestModuleStart(m: TestModule): void {
     this.started.set(key(m), Date.now());
@@ -63,10 +68,13 @@ export default class TiersReporter implements Reporter {
       failed: t.failed,
       skipped: t.skipped,
       seconds: t.endMs > 0 && Number.isFinite(t.startMs) ? Math.round((t.endMs - t.startMs) / 1000) : 0,
+      // when in the run it began and ended, in seconds from the run's start
+      from: Number.isFinite(t.startMs) ? Math.round((t.startMs - this.runStart) / 1000) : 0,
+      to: t.endMs > 0 ? Math.round((t.endMs - this.runStart) / 1000) : 0,
       failures: t.failures,
     }));
     const out: string[] = ['', 'tiers:'];
-    for (const r of rows) out.push(`  ${r.tier.padEnd(14)} ${String(r.files).padStart(3)} files  ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped  ${r.seconds} s`);
+    for (const r of rows) out.push(`  ${r.tier.padEnd(14)} ${String(r.files).padStart(3)} files  ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped  ${r.seconds} s (${r.from}–${r.to} s into the run)`);
     for (const r of rows) for (const f of r.failures) out.push(`  FAILED [${r.tier}] ${f}`);
     process.stdout.write(`${out.join('\n')}\n`);
     if (process.env.NERDR_TIERS_JSON) writeFileSync(process.env.NERDR_TIERS_JSON, `${JSON.stringify(rows, null, 2)}\n`);

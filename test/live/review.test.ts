@@ -4,7 +4,7 @@
 // argv in a new window, fits a narrower pane and quits on q. Plus `nerdr review --once --json`.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -138,6 +138,45 @@ describe.skipIf(!tmuxAvailable)('nerdr review (live)', () => {
     // q: the panel ends and its pane closes
     await env.tmuxOk('send-keys', '-t', pane, 'q');
     await waitFor(async () => !(await env.tmuxOk('list-panes', '-a', '-F', '#{pane_id}')).split('\n').includes(pane) || fail(await capture()), { what: 'the panel pane to close after q' });
+  });
+
+  it('steps on /dev/zero and on FIFOs: refused at once, the panel stays small, r refreshes and q quits', async () => {
+    const repoC = path.join(root, 'gamma-repo');
+    makeRepo(repoC, { 'c.txt': 'c\n' });
+    execFileSync('mkfifo', [path.join(repoC, 'pipe-one'), path.join(repoC, 'pipe-two')]);
+    const made = await env.nerdr('new', 'demo', '-d', '--name', 'gamma', '--cwd', repoC, '--', '--auto', '0');
+    expect(made.code, made.stderr).toBe(0);
+    const gamma = await waitFor(async () => (await env.lsJson()).find((r) => r.name === 'gamma'), { what: 'gamma in nerdr ls' });
+    for (const [file, text] of [['/dev/zero', 'zeros'], ['pipe-one', 'first fifo'], ['pipe-two', 'second fifo']]) {
+      const step = await env.nerdrWith(['walkthrough', '--file', file!, '--line', '1', text!], { env: { TMUX_PANE: gamma.pane }, cwd: repoC });
+      expect(step.code, step.stderr).toBe(0);
+    }
+    await env.tmuxOk('select-window', '-t', `user:${gamma.window}`);
+    const pane = (
+      await env.tmuxOk('split-window', '-h', '-l', '40%', '-t', gamma.pane, '-P', '-F', '#{pane_id}\t#{pane_pid}', process.execPath, '--input-type=module', '-e', runner(env.server))
+    ).trim();
+    const [id, pid] = pane.split('\t') as [string, string];
+    const capture = (): Promise<string> => env.tmuxOk('capture-pane', '-p', '-t', id);
+    const rssMb = (): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    await waitFor(async () => {
+      const sc = await capture();
+      return (sc.includes('gamma · demo') && sc.includes('walkthrough (3)')) || fail(sc);
+    }, { what: 'the panel with the three steps', timeoutMs: 20_000 });
+    // each step in turn (tab: the notes, j: the next step): its refusal, said at once (a FIFO is
+    // never opened to wait for a writer)
+    await env.tmuxOk('send-keys', '-t', id, 'Tab');
+    await waitFor(async () => (await capture()).includes("outside the window's folder") || fail(await capture()), { what: '/dev/zero refused' });
+    await env.tmuxOk('send-keys', '-t', id, 'j');
+    await waitFor(async () => /a FIFO, not a regular file/.test(await capture()) || fail(await capture()), { what: 'the first FIFO refused' });
+    await env.tmuxOk('send-keys', '-t', id, 'j');
+    await waitFor(async () => /step 3 .*pipe-two/.test(await capture()) && /a FIFO, not a regular file/.test(await capture()) || fail(await capture()), { what: 'the second FIFO refused' });
+    // r: a refresh that ends (the panel is not stuck in an open())
+    await env.tmuxOk('send-keys', '-t', id, 'r');
+    await waitFor(async () => !(await capture()).includes('refreshing') || fail(await capture()), { what: 'the refresh to end', timeoutMs: 10_000 });
+    // before the fix /dev/zero took it past 1.5 GB: it stays a panel's size
+    expect(rssMb()).toBeLessThan(200);
+    await env.tmuxOk('send-keys', '-t', id, 'q');
+    await waitFor(async () => !(await env.tmuxOk('list-panes', '-a', '-F', '#{pane_id}')).split('\n').includes(id) || fail(await capture()), { what: 'the panel pane to close after q' });
   });
 
   it('--once --json prints the same data for an agent, a folder, and says when there is no repository', async () => {
