@@ -36,7 +36,7 @@ const CONTRACT = [
   'messages-queue',
 ];
 /** Live files that wait more than they compute run side by side, this many at once. */
-const LIVE_WORKERS = 4;
+const LIVE_WORKERS = 6;
 /** Floods at once, across every tmux: two, one per core. */
 const FLOOD_WORKERS = 2;
 
