@@ -10,7 +10,7 @@ import { printJson } from './print.js';
 import { age } from '../looks.js';
 import { serverRunning, tmux } from '../tmux/server.js';
 import { HIDDEN_SESSION } from '../supervisor/discover.js';
-import { disarmArgs, findHolder, HOLDER_LIST_FORMAT } from '../supervisor/holder.js';
+import { disarmArgs, findHolder, HOLDER_LIST_FORMAT, type HolderPane } from '../supervisor/holder.js';
 
 interface Info {
   pid: number;
@@ -32,36 +32,37 @@ async function info(socketFile: string): Promise<Info | null> {
 }
 
 /**
- * Stops the supervisor for good: the one that answers is asked to stop (it disarms its holder
- * pane), and a holder that does not answer yet (dead and waiting for tmux to respawn it, or
- * starting) is disarmed and closed, so that tmux does not start a new one a moment later. The
- * request carries the caller: an agent window is refused (src/supervisor/methods/stop.ts), and
- * then nothing is stopped.
+ * Stops the supervisor for good. Its holder pane is disarmed first, so that nothing tmux does
+ * brings it back (a kill -9 moments before leaves tmux respawning one); then the supervisor that
+ * answers is asked to stop, any other that holds the lock (one tmux was still starting) gets
+ * SIGTERM, SIGKILL after 5 s, and the holder pane is closed. A supervisor ignores SIGHUP, so
+ * closing its pane alone would leave it running outside.
  */
 async function stop(sock: string): Promise<boolean> {
   const files = serverFiles(sock);
-  const pid = readLockPid(files.lock);
-  const running = await info(files.socket);
-  let stopped = false;
-  if (running || (pid && pidAlive(pid))) {
-    if (running) {
-      await request(files.socket, 'nerdr.stop', { caller: callerSecret() }, { timeoutMs: 2000 }).catch((err: unknown) => {
-        if (err instanceof SocketRequestError && err.code === 'not_permitted') throw socketError(err);
-      });
-    }
-    const target = running?.pid ?? pid!;
-    const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && pidAlive(target)) await new Promise((r) => setTimeout(r, 50));
-    if (pidAlive(target)) process.kill(target, 'SIGKILL');
-    stopped = true;
+  let holder: HolderPane | null = null;
+  if (await serverRunning(sock)) {
+    const listed = await tmux(sock, ['list-panes', '-s', '-t', `=${HIDDEN_SESSION}`, '-F', HOLDER_LIST_FORMAT]);
+    holder = listed.code === 0 ? findHolder(listed.stdout) : null;
+    if (holder) await tmux(sock, disarmArgs(holder.pane));
   }
-  if (!(await serverRunning(sock))) return stopped;
-  const listed = await tmux(sock, ['list-panes', '-s', '-t', `=${HIDDEN_SESSION}`, '-F', HOLDER_LIST_FORMAT]);
-  const holder = listed.code === 0 ? findHolder(listed.stdout) : null;
-  if (!holder) return stopped;
-  await tmux(sock, disarmArgs(holder.pane));
-  await tmux(sock, ['kill-pane', '-t', holder.pane]);
-  return true;
+  const running = await info(files.socket);
+  if (running) await request(files.socket, 'nerdr.stop', {}, { timeoutMs: 2000 }).catch(() => undefined);
+  const pids = new Set<number>();
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    // the one that answered, and whoever holds the lock now (a start that was under way)
+    for (const pid of [running?.pid, readLockPid(files.lock)]) {
+      if (!pid || !pidAlive(pid) || pids.has(pid)) continue;
+      pids.add(pid);
+      if (pid !== running?.pid) process.kill(pid, 'SIGTERM');
+    }
+    if (![...pids].some(pidAlive) || Date.now() >= deadline) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  for (const pid of pids) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
+  if (holder) await tmux(sock, ['kill-pane', '-t', holder.pane]);
+  return pids.size > 0 || holder !== null;
 }
 
 export function register(program: Command): void {
