@@ -19,11 +19,13 @@ const STOP_MS = 8000;
 // $HOLD_DIR/<mode>.held the longest time one write (flood) or one 50 ms tick (tick, less the
 // 50 ms) was held up, and in <mode>.count how far it got.
 const PROGRAM = `#!/usr/bin/env node
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 const dir = process.env.HOLD_DIR;
 const mode = process.argv.includes('flood') ? 'flood' : 'tick';
 let held = 0;
-const note = (count) => { writeFileSync(dir + '/' + mode + '.held', String(held)); writeFileSync(dir + '/' + mode + '.count', String(count)); };
+// written aside and renamed: the test never reads a file half rewritten
+const put = (name, text) => { writeFileSync(dir + '/' + name + '.tmp', text); renameSync(dir + '/' + name + '.tmp', dir + '/' + name); };
+const note = (count) => { put(mode + '.held', String(held)); put(mode + '.count', String(count)); };
 if (mode === 'flood') {
   const line = 'y'.repeat(78) + '\\r\\n';
   const chunk = line.repeat(200);
