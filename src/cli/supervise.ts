@@ -32,22 +32,27 @@ async function info(socketFile: string): Promise<Info | null> {
 }
 
 /**
- * Stops the supervisor for good. Its holder pane is disarmed first, so that nothing tmux does
- * brings it back (a kill -9 moments before leaves tmux respawning one); then the supervisor that
- * answers is asked to stop, any other that holds the lock (one tmux was still starting) gets
- * SIGTERM, SIGKILL after 5 s, and the holder pane is closed. A supervisor ignores SIGHUP, so
- * closing its pane alone would leave it running outside.
+ * Stops the supervisor for good. The one that answers is asked first, with the caller: an agent
+ * window is refused (src/supervisor/methods/stop.ts), and then nothing is stopped or changed.
+ * Then the holder pane is disarmed, so that nothing tmux does brings a supervisor back (a kill -9
+ * moments before leaves tmux respawning one); any other supervisor that holds the lock (one tmux
+ * was still starting) gets SIGTERM, SIGKILL after 5 s, and the holder pane is closed. A
+ * supervisor ignores SIGHUP, so closing its pane alone would leave it running outside.
  */
 async function stop(sock: string): Promise<boolean> {
   const files = serverFiles(sock);
+  const running = await info(files.socket);
+  if (running) {
+    await request(files.socket, 'nerdr.stop', { caller: callerSecret() }, { timeoutMs: 2000 }).catch((err: unknown) => {
+      if (err instanceof SocketRequestError && err.code === 'not_permitted') throw socketError(err);
+    });
+  }
   let holder: HolderPane | null = null;
   if (await serverRunning(sock)) {
     const listed = await tmux(sock, ['list-panes', '-s', '-t', `=${HIDDEN_SESSION}`, '-F', HOLDER_LIST_FORMAT]);
     holder = listed.code === 0 ? findHolder(listed.stdout) : null;
     if (holder) await tmux(sock, disarmArgs(holder.pane));
   }
-  const running = await info(files.socket);
-  if (running) await request(files.socket, 'nerdr.stop', {}, { timeoutMs: 2000 }).catch(() => undefined);
   const pids = new Set<number>();
   const deadline = Date.now() + 5000;
   for (;;) {
@@ -62,7 +67,7 @@ async function stop(sock: string): Promise<boolean> {
   }
   for (const pid of pids) if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
   if (holder) await tmux(sock, ['kill-pane', '-t', holder.pane]);
-  return pids.size > 0 || holder !== null;
+  return running !== null || pids.size > 0 || holder !== null;
 }
 
 export function register(program: Command): void {
