@@ -51,11 +51,13 @@ export async function serveSocket(sup: Supervisor, path: string, log: Logger, kn
     onReport: (r) => sup.onReport(r.window, r),
   });
   // the same for nerdr's own methods: `ls` before the windows are found would answer no agent at
-  // all. `info` answers at once (it says whether the supervisor is ready), and so does `stop`.
+  // all. `info` answers at once (it says whether the supervisor is ready), and so does a `stop`
+  // with no caller; one from an agent window waits, so that its window is known and refused.
   const gated: Pick<SocketServer, 'handle'> = {
     handle: (method, handler) =>
-      server.handle(method, ANSWER_WHILE_STARTING.has(method) ? handler : async (params, ctx) => {
-        await known;
+      server.handle(method, async (params, ctx) => {
+        const caller = (params as { caller?: unknown } | null)?.caller;
+        if (!ANSWER_WHILE_STARTING.has(method) || (caller !== undefined && caller !== null)) await known;
         return handler(params, ctx);
       }),
   };

@@ -64,6 +64,9 @@ describe.skipIf(!tmuxAvailable)('a message is typed in at most once: live', () =
     typedId = (JSON.parse(sent.stdout) as { id: string }).id;
     // the agent never responds: the supervisor waits 5 s for its turn; it dies in that wait
     await waitFor(() => arrived('deaf').length === 1, { what: 'the paste in the fake' });
+    // and tmux's answer to it recorded (saved with the receipt): the case under test. A kill
+    // before that record makes the receipt say it may have been typed (the unit tests' case)
+    await waitFor(async () => (await status(typedId)).receipt.pastedAt !== null, { what: "tmux's answer to the paste recorded" });
     process.kill(killed, 'SIGKILL');
     await waitFor(() => !pidAlive(killed), { what: 'the old supervisor gone' });
     // no command starts one: tmux revives it (supervisor status only asks)

@@ -139,6 +139,17 @@ describe('a supervisor that lists before it has found its windows', () => {
     windowsKnown();
     expect(((await pending).result as { agents: AgentRow[] }).agents).toHaveLength(1);
   });
+
+  it("holds an agent window's nerdr.stop until its window is known, so the refusal applies", async () => {
+    let windowsKnown!: () => void;
+    const w = await windowFor('claude', SECRET, new Promise<void>((resolve) => (windowsKnown = resolve)));
+    let answered: Record<string, unknown> | null = null;
+    const pending = call(w.path, JSON.stringify({ id: 's', method: 'nerdr.stop', params: { caller: SECRET } })).then((r) => (answered = r));
+    await call(w.path, JSON.stringify({ id: 'i', method: 'nerdr.info', params: {} }));
+    expect(answered).toBeNull();
+    windowsKnown();
+    expect(((await pending).error as { code: string }).code).toBe('not_permitted');
+  });
 });
 
 describe('ping', () => {
