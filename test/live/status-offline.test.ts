@@ -105,7 +105,14 @@ describe.skipIf(!tmuxAvailable)('the status line while no supervisor runs', () =
     // attaching repaints nothing by itself: ask for it, so the bar shows what tmux now knows
     const user = (await clients()).find(([mode]) => mode === '0')!;
     await env.tmuxOk('refresh-client', '-S', '-t', user[2]!);
-    await waitFor(live, { what: 'the live look while a control client is on _nerdr', timeoutMs: 5_000 });
+    // what tmux draws while a control client is on _nerdr: not the offline mark, whatever state
+    // the stopped supervisor last drew (◌ right after a revival, whose grey is the offline grey
+    // too, not always the red ●)
+    const attached = async (): Promise<string | false> => {
+      const { light, text } = await drawn();
+      return light !== undefined && GLYPHS.has(light.ch) && !text.includes(`nerdr ${DEFAULT_OFFLINE.glyph}`) && text;
+    };
+    await waitFor(attached, { what: 'the live look while a control client is on _nerdr', timeoutMs: 5_000 });
     process.kill(Number(control[1]), 'SIGKILL');
     bare.stdin!.destroy();
     // without the hook, not before the next status-interval (15 s)
