@@ -7,29 +7,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shQuote } from '../../src/integrations/common.js';
+import { DRIVER, driverCmd } from './helpers/driver.js';
 import { DIST_MAIN, paneEnv, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 
-// argv: the file to write, then each command as a JSON array of nerdr arguments (as in
-// agents-drive.test.ts); the window stays open afterwards, so its secret still names it
-const DRIVER = `
-const { execFileSync } = require('node:child_process');
-const fs = require('node:fs');
-const [out, ...steps] = process.argv.slice(2);
-const results = [];
-for (const s of steps) {
-  const args = JSON.parse(s);
-  try {
-    const stdout = execFileSync(process.execPath, [process.env.NERDR_BIN, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    results.push({ args, code: 0, stdout, stderr: '' });
-  } catch (e) {
-    results.push({ args, code: e.status, stdout: String(e.stdout), stderr: String(e.stderr) });
-  }
-}
-fs.writeFileSync(out + '.tmp', JSON.stringify(results));
-fs.renameSync(out + '.tmp', out);
-setInterval(() => {}, 1 << 30);
-`;
 
 interface Step {
   args: string[];
@@ -79,13 +59,13 @@ describe.skipIf(!tmuxAvailable)('agent limits: no side door (live)', () => {
   });
 
   /** The window program that runs these nerdr commands from inside its pane, writing the answers to `<name>.json`. */
-  const driverCmd = (name: string, steps: string[][]): string => ['exec', process.execPath, driver, path.join(root, `${name}.json`), ...steps.map((x) => JSON.stringify(x))].map(shQuote).join(' ');
+  const driverIn = (name: string, steps: string[][]): string => driverCmd(driver, path.join(root, `${name}.json`), steps);
   const answers = (name: string): Step[] => JSON.parse(readFileSync(path.join(root, `${name}.json`), 'utf8')) as Step[];
 
   /** A window a person starts in the repository, whose program runs the steps from inside it; what each answered. */
   async function agentRuns(name: string, steps: string[][]): Promise<Step[]> {
     const out = path.join(root, `${name}.json`);
-    const cmd = driverCmd(name, steps);
+    const cmd = driverIn(name, steps);
     const r = await env.nerdrWith(['new', '-d', '--name', name, '--cmd', cmd], { cwd: repo });
     expect(r.code, r.stderr).toBe(0);
     await waitFor(() => existsSync(out), { what: `${name}'s commands to finish`, timeoutMs: 60_000 });
@@ -112,7 +92,7 @@ describe.skipIf(!tmuxAvailable)('agent limits: no side door (live)', () => {
       ['supervisor', 'restart'],
       ['stop', 'far:sib'],
       // its helper tries one of its own: two deep, past max_depth = 1
-      ['new', '-d', '--name', 'mine', '--cmd', driverCmd('mine', [['new', '-d', '--name', 'too-deep', '--cmd', 'exec sleep 300']])],
+      ['new', '-d', '--name', 'mine', '--cmd', driverIn('mine', [['new', '-d', '--name', 'too-deep', '--cmd', 'exec sleep 300']])],
       ['new', '-d', '--name', 'one-too-many', '--cmd', 'exec sleep 300'],
     ]);
     const by = (...args: string[]) => steps.find((s) => s.args.join(' ') === args.join(' '))!;

@@ -8,31 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shQuote } from '../../src/integrations/common.js';
+import { DRIVER, driverCmd } from './helpers/driver.js';
 import { NERDR_BIN, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 
-// argv: the file to write, then each command as a JSON array of nerdr arguments
-const DRIVER = `
-const { execFileSync } = require('node:child_process');
-const fs = require('node:fs');
-const [out, ...steps] = process.argv.slice(2);
-const results = [];
-for (const s of steps) {
-  const args = JSON.parse(s);
-  try {
-    const stdout = execFileSync(process.execPath, [process.env.NERDR_BIN, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    results.push({ args, code: 0, stdout, stderr: '' });
-  } catch (e) {
-    results.push({ args, code: e.status, stdout: String(e.stdout), stderr: String(e.stderr) });
-  }
-}
-fs.writeFileSync(out + '.tmp', JSON.stringify(results));
-fs.renameSync(out + '.tmp', out);
-setInterval(() => {}, 1 << 30);
-`;
-
-/** The window program that runs these nerdr commands from inside its pane, writing the answers to `out`. */
-const driverCmd = (driver: string, out: string, steps: string[][]): string => ['exec', process.execPath, driver, out, ...steps.map((x) => JSON.stringify(x))].map(shQuote).join(' ');
 
 interface Step {
   args: string[];
