@@ -2,12 +2,11 @@
 // environment, every command that acts (the CLI's, the dashboard's keys, worktree rm, supervisor
 // stop/restart, a fleet HOST:NAME target) is refused for a window that agent did not start, and
 // changes nothing; `nerdr new` stops at [agents] max_helpers and max_depth. docs/orchestration.md.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRIVER, driverCmd } from './helpers/driver.js';
+import { git, makeRepo } from './helpers/git-repo.js';
 import { DIST_MAIN, paneEnv, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 
 
@@ -34,22 +33,12 @@ describe.skipIf(!tmuxAvailable)('agent limits: no side door (live)', () => {
   let root: string;
   let repo: string;
   let driver: string;
-  const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const config = (text: string) => writeFileSync(path.join(env.configDir, 'config.toml'), text);
   const names = async () => (await env.lsJson()).map((r) => r.name);
 
   beforeAll(async () => {
     env = await startLiveEnv({ cols: 140, rows: 40 });
-    root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'nerdr-limits-')));
-    repo = path.join(root, 'repo');
-    mkdirSync(repo);
-    git(repo, 'init', '-q');
-    git(repo, 'config', 'user.email', 't@example.com');
-    git(repo, 'config', 'user.name', 'T');
-    git(repo, 'checkout', '-q', '-b', 'main');
-    writeFileSync(path.join(repo, 'README'), 'one\n');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-qm', 'first');
+    ({ root, repo } = makeRepo('nerdr-limits-', '.env\n'));
     driver = path.join(root, 'driver.cjs');
     writeFileSync(driver, DRIVER);
   });
