@@ -6,7 +6,7 @@
 // `waitingFor`, idle). docs/agents.md has what was checked; test/fixtures/claude-sessions a run.
 //
 // Per Claude window: the file is looked for among the pane's processes (the pane's own and its
-// foreground job: nerdr's exit guard on tmux < 3.7 is a shell above the agent), with a backoff
+// foreground job: nerdr's exit guard is a shell above the agent), with a backoff
 // while it is not there; once found, its folder is watched (one inotify watch per folder, shared)
 // and the file read again on each change. Claude rewrites the file in place, so a read can catch
 // it half written: such a read is tried again shortly. Nothing is polled once the file is found.

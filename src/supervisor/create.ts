@@ -30,7 +30,7 @@ export function callerEnvironment(env: Record<string, unknown>): Record<string, 
 /**
  * What the command line is built from: the window as asked for (window-spec.ts), its `env` now the
  * whole environment the window gets (the caller's, nerdr's, the launch's), with its id, the hash of
- * its secret, and the tmux binary for the exit guard (exitGuardArgv) on a tmux that needs it.
+ * its secret, and the tmux binary for the exit guard (exitGuardArgv).
  */
 export type NewWindowRequest = Omit<WindowSpec, 'callerEnv' | 'conversation' | 'note'> & {
   id: string;
@@ -68,10 +68,10 @@ export function exitChannel(paneId: string): string {
 }
 
 /**
- * The exit guard (tmux before 3.7, TmuxFeatures.exitGuard): the pane's process stays alive,
+ * The exit guard (TmuxFeatures.exitGuard, every version): the pane's process stays alive,
  * printing nothing more, from the program's exit until the supervisor has its last output.
- * Before 3.7 tmux drops what a pane's program wrote just before it exited when the process is
- * gone first; before 3.3 a remain-on-exit pane that dies while the supervisor is still owed
+ * tmux can drop what a pane's program wrote just before it exited when the process is gone
+ * first (3.7 rarely, under load; before 3.7 about 1 window in 6); before 3.3 a remain-on-exit pane that dies while the supervisor is still owed
  * its output crashes the server. The guard prints EXIT_MARKER and waits on exitChannel() for
  * the supervisor, which signals it when the marker reaches it; at most EXIT_GUARD_WAIT_S, after
  * which tmux has dropped (pause-after) any output the supervisor was still owed. Then it exits

@@ -20,10 +20,12 @@ export interface TmuxFeatures {
   /** From 3.4 capture-pane keeps a tab as a tab; before, it prints the spaces it moved over. */
   captureKeepsTabs: boolean;
   /**
-   * Before 3.7 a pane whose program exits before tmux has read its last output loses that
-   * output (tmux GitHub issue 4807), and before 3.3 a pane kept on exit (remain-on-exit) that
-   * dies while a control client is still owed its output crashes the whole server (issue
-   * 2828). nerdr's windows then run their program under an exit guard (docs/tmux-versions.md).
+   * A pane whose program exits before tmux has read its last output loses that output (tmux
+   * GitHub issue 4807; 3.7 checks for unread bytes first, but on Linux a pty's last write can
+   * still be on its way through the kernel then: CI saw 3.7c lose it once, 1 window in 12, on a
+   * loaded machine), and before 3.3 a pane kept on exit (remain-on-exit) that dies while a
+   * control client is still owed its output crashes the whole server (issue 2828). nerdr's
+   * windows run their program under an exit guard on every version (docs/tmux.md).
    */
   exitGuard: boolean;
   /** 3.3 added the client-focus-in hook (nerdr inside herdr switches on it). */
@@ -41,7 +43,7 @@ export function tmuxFeatures(text: string): TmuxFeatures {
     controlClientSized: !atLeast(v, 3, 3),
     passthroughOption: atLeast(v, 3, 3),
     captureKeepsTabs: atLeast(v, 3, 4),
-    exitGuard: !atLeast(v, 3, 7),
+    exitGuard: true,
     clientFocusHook: atLeast(v, 3, 3),
   };
 }

@@ -1,7 +1,7 @@
 // Claude Code's status file (sessions/<pid>.json) as a source, end to end: a fake `claude` on PATH
 // (helpers/fake-agent.js: a real captured idle screen, and a status file kept as Claude 2.1.3xx
 // keeps it: its pid and start ticks, rewritten in place) in windows made by `nerdr new`, the
-// supervisor finding the file among the pane's processes (under nerdr's exit guard on tmux < 3.7)
+// supervisor finding the file among the pane's processes (under nerdr's exit guard)
 // and following it. docs/state-rules.md, "The status file".
 //  - without hooks (`--no-hooks`) the file stands in for them: busy → working, waiting → blocked,
 //    busy → working, idle → done; waiting → idle straight away is a refusal: idle;

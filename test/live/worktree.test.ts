@@ -128,7 +128,7 @@ describe.skipIf(!tmuxAvailable)('worktrees', () => {
     const win = r.stdout.trim();
     try {
       // the status can follow the exit by a scan (tmux may list the pane dead before its status);
-      // before tmux 3.7 the exit guard may hold the pane up to 6 s (EXIT_GUARD_WAIT_S)
+      // the exit guard may hold the pane up to 6 s (EXIT_GUARD_WAIT_S)
       let last: unknown = null;
       const a = await waitFor(async () => {
         const x = await row('bad-setup');

@@ -389,7 +389,7 @@ describe('intents', () => {
   });
 });
 
-describe('the exit guard (tmux before 3.7)', () => {
+describe('the exit guard (every tmux)', () => {
   const spec = { agent: 'claude', name: 'c', cwd: '/w', session: 'user', argv: ['claude', '$(touch x)'], userArgs: [], callerEnv: {}, env: {}, watched: true };
 
   it("a window's program runs under the guard; the marker in its output, split anywhere, releases it", async () => {
@@ -411,12 +411,12 @@ describe('the exit guard (tmux before 3.7)', () => {
     expect(rig.tmux.sent('respawn-pane')[0]).toContain('nerdr-guard');
   });
 
-  it('tmux 3.7 reads a pane to its end and survives: no guard, and a marker in the output is text', async () => {
+  it('tmux 3.7 too: its check for unread output can miss a last write still in the kernel', async () => {
     rig = await startRig((t) => void (t.version = '3.7c'));
     const w = await rig.sup.createWindow(spec);
-    expect(rig.tmux.sent('new-window')[0]).not.toContain('nerdr-guard');
+    expect(rig.tmux.sent('new-window')[0]).toContain('nerdr-guard');
     rig.channel().output(w.pane, EXIT_MARKER);
     await settle();
-    expect(rig.tmux.sent('wait-for')).toEqual([]);
+    expect(rig.tmux.sent('wait-for')).toEqual([['wait-for', '-S', exitChannel(w.pane)]]);
   });
 });
