@@ -18,3 +18,4 @@ export {
   type Params,
   type ParamsCheck,
 } from './params.js';
+export type { AnswerChoice, AnswerResult, Dialog, DialogOption, InboxKind, InboxRow, OptionKind } from './inbox.js';
