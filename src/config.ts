@@ -26,6 +26,11 @@ export interface NerdrConfig {
   control: ControlScope;
   /** `[agents] max_helpers`, `max_depth`: how many helpers an agent window may have, how deep they nest. */
   limits: AgentLimits;
+  /**
+   * `[agents] answer`: whether an agent window may answer dialogs through `nerdr answer`: "none"
+   * (only people), or "helpers" (an agent, the dialogs of the windows it started and theirs).
+   */
+  answer: AnswerScope;
   /** `[fleet]`: other hosts' agents over SSH (docs/fleet.md). */
   fleet: FleetConfig;
   /** `[detect]`: how windows are read. */
@@ -80,6 +85,8 @@ export interface FleetConfig {
 export const FLEET_HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/;
 
 export const CONTROL_SCOPES = ['own', 'all'] as const;
+export const ANSWER_SCOPES = ['none', 'helpers'] as const;
+export type AnswerScope = (typeof ANSWER_SCOPES)[number];
 export type ControlScope = (typeof CONTROL_SCOPES)[number];
 
 export interface WorktreesConfig {
@@ -116,7 +123,7 @@ export function defaultAgentConfig(agent: string): AgentConfig {
 export function defaultConfig(): NerdrConfig {
   const agents: Record<string, AgentConfig> = {};
   for (const id of Object.keys(INTEGRATIONS)) agents[id] = defaultAgentConfig(id);
-  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null, rm_ignored: [] }, control: 'own', limits: { ...DEFAULT_AGENT_LIMITS }, fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 } };
+  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null, rm_ignored: [] }, control: 'own', answer: 'none', limits: { ...DEFAULT_AGENT_LIMITS }, fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 } };
 }
 
 /** The settings for one agent (defaults when the file does not mention it). */
@@ -167,13 +174,19 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
     else if (top === 'fleet') fleetSection(value, config.fleet, bad);
     else if (top === 'detect') detectSection(value, config.detect, bad);
     else if (top === 'agents') {
-      if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", max_helpers, max_depth, and [agents.<name>] sections', 'defaults'); continue; }
+      if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", answer = "none" | "helpers", max_helpers, max_depth, and [agents.<name>] sections', 'defaults'); continue; }
       for (const [id, section] of Object.entries(value)) {
         const prefix = `agents.${id}`;
         if (id === 'control') {
           const r = z.enum(CONTROL_SCOPES).safeParse(section);
           if (r.success) config.control = r.data;
           else bad(prefix, `must be "own" (an agent controls only the windows it started) or "all" (got ${show(section)})`, config.control);
+          continue;
+        }
+        if (id === 'answer') {
+          const r = z.enum(ANSWER_SCOPES).safeParse(section);
+          if (r.success) config.answer = r.data;
+          else bad(prefix, `must be "none" (only people answer dialogs) or "helpers" (an agent answers its own helpers' dialogs) (got ${show(section)})`, config.answer);
           continue;
         }
         if (id === 'max_helpers' || id === 'max_depth') {

@@ -85,6 +85,16 @@ export const CODES = {
   state_unknowable: { exit: 1, fix: 'give the program a manifest (docs/manifest-format.md), or start it with --idle-after' },
   unknown_message: { exit: 1, fix: 'use the id `nerdr send` printed; receipts are kept for a day' },
   not_retryable: { exit: 1, fix: '`nerdr send --status ID` shows what became of it' },
+  /** `nerdr answer`: the dialog on the agent's screen is no longer the one with that id. */
+  prompt_changed: { exit: 7, fix: '`nerdr inbox` shows the prompt now; answer it by its new id' },
+  /** `nerdr answer`: nerdr cannot type this agent's answer (no dialog read, or an agent it does not know). */
+  not_answerable: { exit: 1, fix: 'answer it in its window (`nerdr focus NAME`); docs/inbox.md lists the agents nerdr answers' },
+  /** `nerdr answer`: the choice is not one of the dialog's options. */
+  invalid_choice: { exit: 1, fix: '`nerdr inbox ID` shows the options: approve, always, deny, or a number' },
+  /** `nerdr inbox snooze`, `nerdr send --cancel`: no row or message with that id. */
+  unknown_row: { exit: 1, fix: '`nerdr inbox` lists the ids' },
+  /** `nerdr send --cancel/--edit`: the message is being typed in or was typed in already. */
+  not_queued: { exit: 1, fix: '`nerdr send --status ID` shows what became of it' },
   // herdr's report codes (pane.report_agent & co.)
   pane_not_found: { exit: 1, fix: "report from inside the agent's window: HERDR_PANE_ID / NERDR_TAB name it, and a restarted window has a new one" },
   unauthorized: { exit: 1, fix: "report from inside the agent's window: NERDR_TAB names it, and a restarted window has a new one" },

@@ -117,6 +117,8 @@ export function serverFiles(socketPath: string, env: NodeJS.ProcessEnv = process
     /** The supervisor's recent starts and how they ended (src/supervisor/holder.ts). */
     starts: path.join(dir, `supervisor-${key}.starts.json`),
     spool: path.join(dir, 'spool', key),
+    /** Inbox rows snoozed until a time (src/inbox/snooze.ts). */
+    snoozes: path.join(dir, `inbox-${key}.snoozed.json`),
   };
 }
 

@@ -12,6 +12,7 @@ import { configDir } from '../paths.js';
 import { readText, writeIfChanged } from '../integrations/common.js';
 import { withHost, withoutHost } from '../fleet/config-file.js';
 import { classifyExit, sshArgv, sshAttachArgv } from '../fleet/ssh.js';
+import type { InboxRow } from '../protocol/index.js';
 import type { AgentRow } from '../protocol/index.js';
 import { ageText, countsText, fleetPlain } from '../fleet/fleet.js';
 import type { HostStatus, RemoteAgent } from '../fleet/link.js';
@@ -274,16 +275,56 @@ export async function openFleetWindow(sock: string, client: { name: string; sess
   if (sw.code !== 0) throw new NerdrError(`cannot switch to ${hostName}'s window: ${sw.stderr.trim()}`, undefined, { code: 'tmux_command' });
 }
 
-/** Run `args` with the host's nerdr over ssh and take its output (for the dashboard). */
+/** Most of a host's output `captureRemote` keeps: past it the command is ended and its output refused. */
+export const MAX_CAPTURE_BYTES = 8 * 1024 * 1024;
+
+/** Run `args` with the host's nerdr over ssh and take its output (for the dashboard and `inbox --fleet`). */
 export function captureRemote(cfg: FleetConfig, host: FleetHost, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const argv = sshArgv(cfg, host, args);
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => void (out += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (out.length > MAX_CAPTURE_BYTES) {
+        out = '';
+        err = `its output passed ${MAX_CAPTURE_BYTES} bytes; it was ended and its output dropped`;
+        child.stdout.removeAllListeners('data');
+        child.stderr.removeAllListeners('data');
+        child.kill('SIGKILL');
+      }
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => void (err = (err + d).slice(-8192)));
     child.on('error', (e) => resolve({ code: 127, stdout: '', stderr: e.message }));
     child.on('close', (code) => resolve({ code: code ?? 1, stdout: out, stderr: err }));
   });
+}
+
+/**
+ * `nerdr inbox --fleet`: each connected host's inbox (its own `nerdr inbox --json`, over ssh), its
+ * rows marked with the host; a host that fails gives its error instead.
+ */
+export async function fleetInbox(cmd: Command): Promise<{ rows: InboxRow[]; errors: { host: string; message: string }[] }> {
+  const cfg = fleetConfig();
+  const a = await fleetAnswer(cmd);
+  const up = a.hosts.filter((h) => h.state === 'connected');
+  const rows: InboxRow[] = [];
+  const errors: { host: string; message: string }[] = [];
+  await Promise.all(
+    up.map(async (h) => {
+      const host = cfg.hosts[h.name];
+      if (!host) return;
+      const r = await captureRemote(cfg, host, ['inbox', '--json']);
+      try {
+        if (r.code !== 0) throw new Error(r.stderr.trim().split('\n').at(-1) || `exit ${r.code}`);
+        const got = JSON.parse(r.stdout) as { rows?: unknown };
+        if (!Array.isArray(got.rows)) throw new Error('its answer holds no rows');
+        for (const row of got.rows as InboxRow[]) rows.push({ ...row, host: h.name });
+      } catch (err) {
+        errors.push({ host: h.name, message: `its inbox could not be read: ${visible((err as Error).message)}` });
+      }
+    }),
+  );
+  return { rows, errors };
 }

@@ -18,6 +18,8 @@ const MODULES: Record<string, string> = {
   read: './read.js',
   explain: './explain.js',
   send: './send.js',
+  inbox: './inbox.js',
+  answer: './inbox.js',
   wait: './send.js',
   next: './next.js',
   focus: './next.js',

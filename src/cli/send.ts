@@ -132,8 +132,33 @@ export function register(program: Command): void {
     .option('--timeout <seconds>', 'with --wait: give up after this many seconds (exit 124)')
     .option('--status <id>', "print a queued message's steps so far (its id: from send --json)")
     .option('--retry <id>', 'queue again a message that may have been typed in (the supervisor stopped while typing it), as a new message')
+    .option('--cancel <id>', 'take a queued message out of its queue before it is typed in (`nerdr inbox` lists them)')
+    .option('--edit <id>', 'give a queued message new text before it is typed in (the text: the words after --edit ID, or stdin)')
     .option('--json', 'print JSON (with --wait / --status: one object per step)')
-    .action(async (target: string | undefined, words: string[], opts: { json?: boolean; wait?: boolean; until?: string; timeout?: string; status?: string; retry?: string }, cmd: Command) => {
+    .action(async (target: string | undefined, words: string[], opts: { json?: boolean; wait?: boolean; until?: string; timeout?: string; status?: string; retry?: string; cancel?: string; edit?: string }, cmd: Command) => {
+      if (opts.cancel) {
+        if (target !== undefined) throw new NerdrError('--cancel takes only the message id', `nerdr send --cancel ${opts.cancel}`);
+        const r = await call<{ target: string; id: string }>(cmd, 'nerdr.cancel', { id: opts.cancel, caller: callerSecret() });
+        if (opts.json) return printJson(r);
+        process.stdout.write(`message ${r.id} for ${r.target} cancelled: it will not be typed in\n`);
+        return;
+      }
+      if (opts.edit) {
+        // the words are the new text: `nerdr send --edit ID new text`, or stdin
+        const given = target === undefined ? words : [target, ...words];
+        let text = given.join(' ');
+        if (given.length === 0 || (given.length === 1 && given[0] === '-')) {
+          if (process.stdin.isTTY) throw new NerdrError('no new text given', `nerdr send --edit ${opts.edit} "new text", or pipe it`);
+          const bytes = await readStdin();
+          refuseUndeliverable(bytes, 'on stdin');
+          text = bytes.toString('utf8').replace(/\n$/, '');
+        } else checkWords(given);
+        if (!text.trim()) throw new NerdrError('the new text is empty', `to drop the message: nerdr send --cancel ${opts.edit}`, { code: 'invalid_option' });
+        const r = await call<{ target: string; id: string; position: number }>(cmd, 'nerdr.edit', { id: opts.edit, message: text, caller: callerSecret() });
+        if (opts.json) return printJson(r);
+        process.stdout.write(`message ${r.id} for ${r.target} edited; still #${r.position} in its queue\n`);
+        return;
+      }
       await remote('send', target);
       const until = parseUntil(opts.until) ?? ['done', 'idle', 'blocked'];
       const timeoutMs = parseTimeout(opts.timeout);

@@ -6,8 +6,8 @@
 //
 // --auto N: start a new turn by itself after N s at the prompt (0: only when you type).
 // --work N: how long each working phase lasts. --ask: every turn asks for permission.
-// Keys: type and Enter to start a turn; in the dialog 1/Enter = yes, 2/Esc = no; Esc while
-// working interrupts; Ctrl-C quits.
+// Keys: type and Enter to start a turn; in the dialog 1 = yes, 2/Esc = no, ↑/↓ move the
+// selection and Enter chooses it; Esc while working interrupts; Ctrl-C quits.
 
 const args = process.argv.slice(2);
 function arg(name: string, dflt: number): number {
@@ -23,6 +23,8 @@ const SPIN = ['✢', '✳', '✶', '✻', '✽', '✻', '✶', '✳'];
 
 type Phase = 'idle' | 'working' | 'asking' | 'after';
 let phase: Phase = 'idle';
+/** The dialog's selected option: 0 yes, 1 no. */
+let selected = 0;
 let input = '';
 let task = '';
 let turn = 0;
@@ -52,8 +54,10 @@ function draw(): void {
     body.push('│   rm -rf build/ && npm run build' + ' '.repeat(25) + '│');
     body.push('│' + ' '.repeat(58) + '│');
     body.push('│ Do you want to proceed?' + ' '.repeat(34) + '│');
-    body.push('│ \x1b[36m❯ 1. Yes\x1b[0m' + ' '.repeat(49) + '│');
-    body.push('│   2. No, and tell me what to do differently (esc)' + ' '.repeat(7) + '│');
+    const yes = selected === 0 ? '\x1b[36m❯ 1. Yes\x1b[0m' : '  1. Yes';
+    const no = selected === 1 ? '\x1b[36m❯ 2. No, and tell me what to do differently (esc)\x1b[0m' : '  2. No, and tell me what to do differently (esc)';
+    body.push('│ ' + yes + ' '.repeat(49) + '│');
+    body.push('│ ' + no + ' '.repeat(7) + '│');
     body.push('╰' + '─'.repeat(58) + '╯');
     body.push('Esc to cancel · Enter to confirm');
   } else {
@@ -71,6 +75,7 @@ function draw(): void {
 
 function setPhase(p: Phase): void {
   phase = p;
+  selected = 0;
   phaseStart = Date.now();
   if (timer) clearTimeout(timer);
   timer = null;
@@ -112,11 +117,16 @@ function onKey(data: Buffer): void {
     process.exit(0);
   }
   if (phase === 'asking') {
-    if (s === '1' || s === '\r' || s === 'y') {
+    if (s === '\x1b[A' || s === '\x1b[B' || s === '\x1bOA' || s === '\x1bOB') {
+      selected = s.endsWith('A') ? 0 : 1;
+      draw();
+      return;
+    }
+    if (s === '1' || (s === '\r' && selected === 0) || s === 'y') {
       log.push('● Bash(rm -rf build/ && npm run build) … ok');
       setPhase('working');
       tick(Date.now() + (WORK_S * 1000) / 2, finish);
-    } else if (s === '2' || s === '\x1b' || s === 'n') {
+    } else if (s === '2' || s === '\x1b' || (s === '\r' && selected === 1) || s === 'n') {
       log.push('● Permission denied. Waiting for your instructions.');
       setPhase('idle');
     }

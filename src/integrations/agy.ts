@@ -107,5 +107,6 @@ export const agy: AgentIntegration = {
     idSubcommand: null,
     notFound: null,
   },
+  dialogs: null,
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
 };

@@ -168,5 +168,8 @@ export const claude: AgentIntegration = {
     idSubcommand: null,
     notFound: /No conversation found/i,
   },
+  // its dialogs (test/agents/screens/claude/permission.txt, question.txt): numbered, ❯ marks the
+  // selection, Enter chooses; Esc refuses (the real-agent suite)
+  dialogs: { top: null, row: null, denyKeys: ['Escape'] },
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
 };

@@ -377,5 +377,7 @@ export const codex: AgentIntegration = {
     notFound: /no (saved )?(session|conversation|thread|rollout)s? found|(session|thread|rollout) not found/i,
   },
   // codex's composer takes a paste in more than one frame
+  // test/agents/screens/codex/permission.txt: numbered, › marks the selection; Esc refuses
+  dialogs: { top: null, row: null, denyKeys: ['Escape'] },
   enterDelayMs: 200,
 };

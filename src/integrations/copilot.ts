@@ -137,5 +137,8 @@ export const copilot: AgentIntegration = {
     idSubcommand: null,
     notFound: /session[^\n]{0,60}not found|no session (found|with)/i,
   },
+  // test/agents/screens/copilot/permission.txt: numbered in a box, ❯ marks the selection; Esc
+  // refuses. Its questions list their choices unnumbered: shown, not answered (docs/inbox.md)
+  dialogs: { top: null, row: null, denyKeys: ['Escape'] },
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
 };

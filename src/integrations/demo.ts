@@ -14,4 +14,6 @@ export const demo = screenOnly({
   otherPackages: [],
   herdr: null,
   resume: null,
+  // its "Do you want to proceed?" box (src/demo/agent.ts): numbered, ❯ marks the selection
+  dialogs: { top: null, row: null, denyKeys: null },
 });

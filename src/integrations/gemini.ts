@@ -152,5 +152,8 @@ export const gemini: AgentIntegration = {
     idSubcommand: null,
     notFound: /no (previous )?sessions? found|session[^\n]{0,60}not found|invalid session/i,
   },
+  // test/agents/screens/gemini/permission.txt, question.txt: numbered in a box, ● marks the
+  // selection; Esc refuses
+  dialogs: { top: null, row: null, denyKeys: ['Escape'] },
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
 };

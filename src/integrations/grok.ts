@@ -101,5 +101,6 @@ export const grok: AgentIntegration = {
     idSubcommand: null,
     notFound: null,
   },
+  dialogs: null,
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
 };

@@ -28,5 +28,8 @@ export const kilo: AgentIntegration = {
   files: null,
   launchWiring: 'KILO_CONFIG_CONTENT plugin file://<state>/launch/kilo/nerdr.js (nerdr\'s opencode plugin) + skills.paths <state>/launch/kilo/skills (the nerdr skill)',
   resume: OPENCODE_RESUME, // a fork: the same flags and the same "not found" text
+  // test/agents/screens/kilo/permission.txt: as opencode's; Esc opens "Reject permission" (a
+  // reason to give) and Enter rejects
+  dialogs: { top: /Permission required/, row: ['Allow once', 'Allow always', 'Reject'], denyKeys: ['Escape', 'Enter'] },
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
 };

@@ -130,5 +130,8 @@ export const opencode: AgentIntegration = {
   files: opencodeFiles,
   launchWiring: 'OPENCODE_CONFIG_CONTENT plugin file://<state>/launch/opencode/nerdr.js + skills.paths <state>/launch/opencode/skills (the nerdr skill)',
   resume: OPENCODE_RESUME,
+  // test/agents/screens/opencode/permission.txt: "△ Permission required", then the choices on
+  // one line, the selected one on its own background (⇆ moves, Enter confirms); Esc refuses
+  dialogs: { top: /Permission required/, row: ['Allow once', 'Allow always', 'Reject'], denyKeys: ['Escape'] },
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
 };

@@ -83,5 +83,6 @@ export const pi: AgentIntegration = {
     idSubcommand: null,
     notFound: /No session found matching/,
   },
+  dialogs: null,
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
 };

@@ -106,5 +106,8 @@ export const qwen: AgentIntegration = {
     idSubcommand: null,
     notFound: null,
   },
+  // test/agents/screens/qwen/permission.txt: the dialog begins at its `? Tool …` line, numbered,
+  // › marks the selection; Esc refuses
+  dialogs: { top: /^\? /, row: null, denyKeys: ['Escape'] },
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
 };

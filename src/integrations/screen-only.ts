@@ -4,10 +4,11 @@
 import { DEFAULT_ENTER_DELAY_MS, SCREEN_ONLY, type AgentIntegration } from './types.js';
 
 /** What a screen-only agent states itself; every other field is "none". */
-export type ScreenOnlyAgent = Pick<AgentIntegration, 'id' | 'description' | 'command' | 'aliases' | 'npm' | 'otherPackages' | 'herdr' | 'resume'>;
+export type ScreenOnlyAgent = Pick<AgentIntegration, 'id' | 'description' | 'command' | 'aliases' | 'npm' | 'otherPackages' | 'herdr' | 'resume'> & Partial<Pick<AgentIntegration, 'dialogs'>>;
 
 export function screenOnly(agent: ScreenOnlyAgent): AgentIntegration {
   return {
+    dialogs: null,
     ...agent,
     proven: [],
     wiring: SCREEN_ONLY,

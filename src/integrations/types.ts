@@ -8,6 +8,7 @@
 // tables outside this folder (src/labels.ts, src/state/reports.ts), and they hold those agents
 // only. docs/adding-an-agent.md says what a new agent touches.
 
+import type { DialogSpec } from '../inbox/dialog.js';
 import type { HookFact, HookMapper } from './events/types.js';
 import type { FileIntegration } from './install.js';
 import type { AgentWiring, InstallMode } from './modes.js';
@@ -191,6 +192,8 @@ export interface AgentIntegration {
   launchWiring: string | null;
   /** How `nerdr restore` resumes its conversations; null: it cannot. */
   resume: ResumeSpec | null;
+  /** How its dialogs are read and answered (`nerdr inbox`, `nerdr answer`); null: read generically, answered in its window. */
+  dialogs: DialogSpec | null;
   /** Milliseconds between a typed message and its Enter (an agent that pastes slowly needs longer). */
   enterDelayMs: number;
 }

@@ -9,6 +9,7 @@ export const PROTOCOL_VERSION = 1;
 export type { AgentRow } from './rows.js';
 export {
   AGENT_STATES,
+  ANSWER_KINDS,
   CONTROL_ACTIONS,
   checkParams,
   isMethodName,

@@ -13,6 +13,9 @@ import { savedSessionSchema } from '../store/sessions.js';
 /** The states a wait can end on (src/types.ts AgentState). */
 export const AGENT_STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'exited'] as const;
 
+/** The choices `nerdr.answer` names by what they do (or by number). */
+export const ANSWER_KINDS = ['approve', 'always', 'deny'] as const;
+
 /** The actions the agent limits know (src/supervisor/control.ts ControlAction). */
 export const CONTROL_ACTIONS = ['stop', 'send to', 'focus', 'restart'] as const;
 
@@ -45,6 +48,17 @@ export const methodParams = {
   'nerdr.events': z.object({ target: text }),
   'nerdr.send': z.object({ target, message: z.string().min(1, 'must not be empty'), caller }),
   'nerdr.retry': z.object({ id: z.string(), caller }),
+  'nerdr.cancel': z.object({ id: z.string(), caller }),
+  'nerdr.edit': z.object({ id: z.string(), message: z.string().min(1, 'must not be empty'), caller }),
+  'nerdr.inbox': none,
+  'nerdr.answer': z.object({
+    target,
+    prompt: z.string().min(1, 'must name the prompt (its id in `nerdr inbox`)'),
+    choice: z.union([z.enum(ANSWER_KINDS), z.number().int('must be a whole number').min(1, 'must be 1 or more').max(99, 'must be at most 99')]),
+    text,
+    caller,
+  }),
+  'nerdr.snooze': z.object({ id: z.string().min(1), forMs: z.number().int('must be a whole number of milliseconds').min(0, 'must be 0 (wake it) or more') }),
   'nerdr.receipt': z.object({ id: z.string(), follow: flag }),
   'nerdr.wait': z.object({
     target,

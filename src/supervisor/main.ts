@@ -37,7 +37,7 @@ function applyHook(sup: Supervisor, h: HookReport<WatchedAgent>): void {
  * supervisor listens before it has read tmux, and its windows' hooks keep reporting), and a
  * request waits for it rather than being answered from an empty list.
  */
-export async function serveSocket(sup: Supervisor, path: string, log: Logger, known: Promise<unknown> = Promise.resolve()): Promise<SocketServer> {
+export async function serveSocket(sup: Supervisor, path: string, log: Logger, known: Promise<unknown> = Promise.resolve(), snoozeFile: string | null = null): Promise<SocketServer> {
   const server = await createSocketServer({
     path,
     // herdr's clients read ping's version as the server's build: nerdr's own
@@ -61,7 +61,7 @@ export async function serveSocket(sup: Supervisor, path: string, log: Logger, kn
         return handler(params, ctx);
       }),
   };
-  registerMethods(gated, SUPERVISOR_METHODS, supervisorHost(sup, { socketPath: path }));
+  registerMethods(gated, SUPERVISOR_METHODS, supervisorHost(sup, { socketPath: path, snoozeFile }));
   return server;
 }
 
@@ -182,7 +182,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   let windowsKnown!: () => void;
   const known = new Promise<void>((resolve) => (windowsKnown = resolve));
   try {
-    server = await serveSocket(sup, files.socket, log, known);
+    server = await serveSocket(sup, files.socket, log, known, files.snoozes);
     await sup.start();
     windowsKnown();
   } catch (err) {

@@ -248,6 +248,65 @@ export class Messenger {
     return null;
   }
 
+  /** The queued message `id` among these windows' queues, and whether it is still only queued. */
+  private findQueued(id: string, windows: readonly WatchedAgent[]): { a: WatchedAgent; q: AgentQueue; m: QueuedMessage } {
+    for (const a of windows) {
+      const q = this.queue(a);
+      const m = q.messages.find((x) => x.id === id);
+      if (!m) continue;
+      if (m.typingAt !== null || this.inFlight.get(a.id)?.message === m) {
+        throw new RpcError('not_queued', `message ${id} is being typed into ${a.name} (${a.windowId}) now: too late to change it`);
+      }
+      return { a, q, m };
+    }
+    const known = this.receipt(id)?.receipt;
+    if (known) throw new RpcError('not_queued', `message ${id} is no longer queued: ${known.closed ?? (known.pastedAt !== null ? 'it was typed in' : 'it left its queue')}`);
+    throw new RpcError('unknown_row', `no queued message ${id}`);
+  }
+
+  /** `nerdr send --cancel ID`: a queued message leaves the queue untyped; its receipt says so. */
+  cancel(id: string, windows: readonly WatchedAgent[]): { agent: WatchedAgent; id: string } {
+    const { a, q, m } = this.findQueued(id, windows);
+    const at = q.messages.indexOf(m);
+    const r = q.receipts.find((x) => x.id === id);
+    const before = r ? { closedAt: r.closedAt, closed: r.closed } : null;
+    q.messages.splice(at, 1);
+    if (r) {
+      r.closedAt = this.deps.clock.now();
+      r.closed = 'cancelled before it was typed in (nerdr send --cancel)';
+    }
+    try {
+      this.deps.store.save(a.id, q);
+    } catch (err) {
+      q.messages.splice(at, 0, m);
+      if (r && before) Object.assign(r, before);
+      throw new RpcError('queue_write_failed', `message ${id} stays queued: the queue cannot be saved: ${(err as Error).message}`);
+    }
+    this.deps.log('info', `${a.name}: message ${id} cancelled before it was typed in`);
+    this.deps.changed(a);
+    if (r) this.deps.receipt?.(a, r);
+    return { agent: a, id };
+  }
+
+  /** `nerdr send --edit ID TEXT`: a queued message gets new text before it is typed in; it keeps its place and id. */
+  edit(id: string, text: string, windows: readonly WatchedAgent[]): { agent: WatchedAgent; id: string; position: number } {
+    const why = undeliverable(text);
+    if (why !== null) throw new RpcError('invalid_message', `the message cannot be typed in exactly: ${why}`);
+    if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) throw new RpcError('too_large', `a message may hold at most ${MAX_MESSAGE_BYTES} bytes`);
+    const { a, q, m } = this.findQueued(id, windows);
+    const old = m.text;
+    m.text = text;
+    try {
+      this.deps.store.save(a.id, q);
+    } catch (err) {
+      m.text = old;
+      throw new RpcError('queue_write_failed', `message ${id} keeps its text: the queue cannot be saved: ${(err as Error).message}`);
+    }
+    this.deps.log('info', `${a.name}: message ${id} edited before it was typed in`);
+    this.deps.changed(a);
+    return { agent: a, id, position: q.messages.indexOf(m) + 1 };
+  }
+
   /** The user looked at the window: a stalled queue goes on. */
   visited(a: WatchedAgent): void {
     const q = this.queue(a);

@@ -3,7 +3,12 @@
 // (test/unit/supervisor/harness.ts) and the config it wants, without a config file or a socket.
 
 import type { AgentRow } from '../../protocol/index.js';
-import type { AgentLimits, ControlScope } from '../../config.js';
+import type { AgentLimits, AnswerScope, ControlScope } from '../../config.js';
+import { integrationFor } from '../../integrations/index.js';
+import type { InboxWindow } from '../../inbox/rows.js';
+import { Snoozes } from '../../inbox/snooze.js';
+import { command } from '../../tmux/quote.js';
+import { sleep } from '../clock.js';
 import { loadConfig } from '../../config.js';
 import { configDir } from '../../paths.js';
 import { quote } from '../../tmux/quote.js';
@@ -29,7 +34,9 @@ export interface SupervisorInfo {
 export interface MethodHost {
   readonly clock: Clock;
   readonly log: Logger;
-  readonly messages: Pick<Messenger, 'enqueue' | 'retry' | 'receipt'>;
+  readonly messages: Pick<Messenger, 'enqueue' | 'retry' | 'receipt' | 'cancel' | 'edit'>;
+  /** What the inbox methods read and do (src/inbox/). */
+  readonly inbox: InboxHost;
   /** Each user session's current window, asked of tmux only while someone follows it. */
   readonly active: Pick<ActiveWindows, 'follow' | 'release'>;
   /** `change` (a window), `receipt` (a queued message moved on), `active` (a session's window). */
@@ -52,8 +59,23 @@ export interface MethodHost {
   readonly restore: RestoreHost<WatchedAgent>;
 }
 
+/** The inbox as its methods see it. */
+export interface InboxHost {
+  /** A window as the inbox reads it: its row, its screen, its dialogs, its queue. */
+  window(a: WatchedAgent): InboxWindow;
+  readonly snoozes: Pick<Snoozes, 'has' | 'set'>;
+  /**
+   * Types keys into the window's pane as a person would: one key at a time, `gapMs` apart
+   * (a TUI reads an Escape and the next key sent at once as Alt+key); a key `literal:TEXT` is
+   * typed as text. Resolves once tmux took the last.
+   */
+  type(a: WatchedAgent, keys: readonly string[], gapMs: number): Promise<void>;
+}
+
 export interface AgentControl {
   scope: ControlScope;
+  /** `[agents] answer`: whether an agent may answer its helpers' dialogs. */
+  answer?: AnswerScope;
   limits: AgentLimits;
   path: string;
 }
@@ -63,11 +85,13 @@ export interface HostOptions {
   socketPath: string;
   /** By default config.toml's, read at each ask. */
   control?: () => AgentControl;
+  /** Where snoozed inbox rows are kept (paths.ts serverFiles().snoozes); null: in memory only. */
+  snoozeFile?: string | null;
 }
 
 function configControl(): AgentControl {
   const loaded = loadConfig(configDir());
-  return { scope: loaded.config.control, limits: loaded.config.limits, path: loaded.path };
+  return { scope: loaded.config.control, answer: loaded.config.answer, limits: loaded.config.limits, path: loaded.path };
 }
 
 export function supervisorHost(sup: Supervisor, opts: HostOptions): MethodHost {
@@ -75,6 +99,7 @@ export function supervisorHost(sup: Supervisor, opts: HostOptions): MethodHost {
     clock: sup.clock,
     log: sup.log,
     messages: sup.messages,
+    inbox: inboxHost(sup, new Snoozes(opts.snoozeFile ?? null, () => sup.clock.now(), (m) => sup.log('warn', m))),
     active: sup.active,
     events: sup,
     windows: () => [...sup.agents.values()],
@@ -95,6 +120,25 @@ export function supervisorHost(sup: Supervisor, opts: HostOptions): MethodHost {
     closeWindow: (a) => sup.closeWindow(a),
     stop: () => sup.stop(),
     restore: restoreHost(sup),
+  };
+}
+
+function inboxHost(sup: Supervisor, snoozes: Snoozes): InboxHost {
+  return {
+    snoozes,
+    window: (a) => ({
+      row: agentRow(a, sup.messages),
+      screen: () => (a.mirror ? { text: a.mirror.renderText(), ansi: a.mirror.renderAnsi() } : null),
+      dialogs: integrationFor(a.agent)?.dialogs ?? null,
+      queue: sup.messages.queue(a),
+    }),
+    type: async (a, keys, gapMs) => {
+      for (const [i, k] of keys.entries()) {
+        if (i > 0) await sleep(sup.clock, gapMs);
+        const cmd = k.startsWith('literal:') ? command('send-keys', '-l', '-t', a.paneId, '--', k.slice('literal:'.length)) : command('send-keys', '-t', a.paneId, k);
+        await sup.run(cmd);
+      }
+    },
   };
 }
 

@@ -3,7 +3,12 @@
 
 import type { MethodHost } from './host.js';
 import type { Method } from './method.js';
+import { answer } from './answer.js';
+import { cancel } from './cancel.js';
+import { edit } from './edit.js';
 import { explain } from './explain.js';
+import { inbox } from './inbox.js';
+import { snooze } from './snooze.js';
 import { events } from './events.js';
 import { info } from './info.js';
 import { ls } from './ls.js';
@@ -23,6 +28,7 @@ import { wait } from './wait.js';
 
 export const SUPERVISOR_METHODS: readonly Method<MethodHost>[] = [
   ls, explain, subscribe, events, send, retry, receipt, wait, respawn, stopAgent, status, read, info, may, stop, restore, newWindow,
+  inbox, answer, snooze, cancel, edit,
 ];
 
 export { fleet } from './fleet.js';
