@@ -21,6 +21,8 @@ export interface DialogSpec {
 const SCAN_LINES = 40;
 /** Most lines of text kept above the options. */
 const MAX_TEXT_LINES = 12;
+/** Lines that hold something below a dialog's last option, at most (its hints, a box's edge, the agent's footer): a numbered list higher up is not a dialog (Gemini's start tips). */
+const MAX_BELOW = 6;
 /** Lines between two options of a list (descriptions, a rule): more ends the list. */
 const MAX_GAP = 3;
 
@@ -93,6 +95,7 @@ function findList(lines: { text: string }[]): Found | null {
     }
   }
   if (last < 0) return null;
+  if (lines.slice(last + 1).filter((l) => l.text !== '').length > MAX_BELOW) return null;
   const byLine: { line: number; n: number; label: string; mark: string }[] = [];
   let expect: number | null = null;
   let gap = 0;

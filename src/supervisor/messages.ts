@@ -259,7 +259,7 @@ export class Messenger {
       }
       return { a, q, m };
     }
-    const known = this.receipt(id)?.receipt;
+    const known = windows.map((a) => this.queue(a).receipts.find((r) => r.id === id)).find((r) => r !== undefined);
     if (known) throw new RpcError('not_queued', `message ${id} is no longer queued: ${known.closed ?? (known.pastedAt !== null ? 'it was typed in' : 'it left its queue')}`);
     throw new RpcError('unknown_row', `no queued message ${id}`);
   }
