@@ -183,9 +183,29 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       await agent.expectState('permission', ['blocked'], 20_000, () => agent.dialogOnScreen());
     });
 
+    /**
+     * The dialog on the agent's screen answered as a person answers it from anywhere: its row in
+     * `nerdr inbox` (the dialog read from the screen), then `nerdr answer … --prompt ID`.
+     */
+    const answerFromInbox = async (choice: 'approve' | 'deny'): Promise<void> => {
+      const ls = JSON.parse((await agent.nerdr('ls', '--json')).stdout) as { pane: string; window: string }[];
+      const window = ls.find((r) => r.pane === agent.pane)?.window;
+      const row = await until(async () => {
+        const r = await agent.nerdr('inbox', '--json');
+        const rows = (JSON.parse(r.stdout || '{"rows":[]}') as { rows: { id: string; kind: string; window: string; answerable: boolean; dialog: { text: string; options: { n: number; label: string; kind: string }[] } | null }[] }).rows;
+        return rows.find((x) => x.kind === 'blocked' && x.window === window);
+      }, 10_000, 200);
+      if (!row) throw new Error(`the blocked prompt of ${window} is not in \`nerdr inbox\``);
+      if (!row.dialog || !row.answerable) throw new Error(`nerdr inbox cannot read or answer the dialog of ${profile.agent}: ${JSON.stringify(row)}`);
+      notes.push(`inbox read the dialog (${choice}): ${JSON.stringify({ text: row.dialog.text, options: row.dialog.options.map((o) => `${o.n}. ${o.label} (${o.kind})`) })}`);
+      const r = await agent.nerdr('answer', agent.pane, choice, '--prompt', row.id, '--json');
+      if (r.code !== 0) throw new Error(`nerdr answer ${choice} failed: ${r.stderr}`);
+      notes.push(`nerdr answer ${choice} typed ${JSON.stringify((JSON.parse(r.stdout) as { keys: string[] }).keys)}`);
+    };
+
     phase('working after approval', async () => {
       const t = Date.now();
-      await agent.keys(...profile.approveKeys);
+      await answerFromInbox('approve');
       await agent.expectState('working-after-approval', ['working'], 10_000);
       await until(async () => (findRequest(server, 'after-tool', t) ? true : undefined), 20_000, 200);
       if (!agent.file('harness-was-here.txt')) throw new Error('the approved command did not run (no harness-was-here.txt)');
@@ -212,7 +232,7 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       await settle();
       await agent.prompt('RUN_BASH again please');
       await agent.expectState('permission-before-deny', ['blocked'], 20_000, () => agent.dialogOnScreen());
-      await agent.keysStepwise(profile.denyKeys);
+      await answerFromInbox('deny');
       // the state rules: a key press is not a completion, so idle (not done)
       await agent.expectState('after-deny', ['idle'], 15_000);
     });
