@@ -225,6 +225,24 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
     await env.tmux('kill-window', '-t', win);
   });
 
+  it("inbox --fleet lists the host's dialog with its host; answer HOST:NAME answers it there, checked against its prompt", async () => {
+    const rows = async () => {
+      const r = await env.nerdr('inbox', '--fleet', '--json');
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { rows: { id: string; host: string | null; name: string; kind: string; dialog: { text: string } | null }[] }).rows;
+    };
+    const row = await waitFor(async () => (await rows()).find((r) => r.host === 'hostA' && r.name === 'asker' && r.kind === 'blocked') ?? null, { what: "hostA's prompt in inbox --fleet", timeoutMs: 20_000 });
+    expect(row.dialog?.text).toContain('Do you want to proceed?');
+    const text = await env.nerdr('inbox', '--fleet');
+    expect(text.stdout).toMatch(/hostA\s+asker\s+demo\s+blocked: Do you want to proceed\?/);
+    const stale = await env.nerdr('answer', 'hostA:asker', 'approve', '--prompt', 'p000000000');
+    expect(stale.code).toBe(7);
+    expect(stale.stderr).toContain('the prompt changed');
+    const ok = await env.nerdr('answer', 'hostA:asker', 'approve', '--prompt', row.id);
+    expect(ok.code, ok.stderr).toBe(0);
+    await waitFor(async () => (await a.nerdr('read', 'asker')).stdout.includes('… ok'), { what: 'the approved command to run on host a', timeoutMs: 15_000 });
+  });
+
   it('a host whose sshd dies goes stale, the other keeps updating; back, it reconnects', async () => {
     await sshdB.kill();
     await waitFor(async () => (await host('hostB'))?.state === 'stale', { what: 'hostB stale', timeoutMs: 20_000 });
