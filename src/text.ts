@@ -10,18 +10,21 @@
  * printed over several lines); tabs never stay, so a table cell keeps its width. With `colour`,
  * SGR sequences (`ESC [ … m`: colours and attributes, nothing else) stay, for a screen shown
  * with its colours (`nerdr read --ansi`, from this host or another): every other sequence shows.
+ * The bidirectional controls (U+202A–U+202E, U+2066–U+2069), which reorder what a terminal shows
+ * so a name reads as another ("Trojan Source"), show as `<U+202E>`.
  */
 export function visible(text: string, opts: { lines?: boolean; colour?: boolean } = {}): string {
   // eslint-disable-next-line no-control-regex
-  if (!/[\u0000-\u001f\u007f-\u009f]/.test(text)) return text;
+  if (!/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text)) return text;
   if (opts.colour) {
     // eslint-disable-next-line no-control-regex
     return text.split(/(\x1b\[[0-9;:]*m)/).map((part, i) => (i % 2 === 1 ? part : visible(part, { lines: opts.lines }))).join('');
   }
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => {
     if (c === '\n' && opts.lines) return c;
     const n = c.charCodeAt(0);
+    if (n >= 0x2000) return `<U+${n.toString(16).toUpperCase()}>`;
     if (n < 0x20) return '^' + String.fromCharCode(n + 0x40);
     if (n === 0x7f) return '^?';
     return `<${n.toString(16)}>`;

@@ -79,13 +79,14 @@ describe.skipIf(!tmuxAvailable)('agent limits: no side door (live)', () => {
       ['worktree', 'rm', 'feat/sib', '--force'],
       ['supervisor', 'stop'],
       ['supervisor', 'restart'],
+      ['restore'],
       ['stop', 'far:sib'],
       // its helper tries one of its own: two deep, past max_depth = 1
       ['new', '-d', '--name', 'mine', '--cmd', driverIn('mine', [['new', '-d', '--name', 'too-deep', '--cmd', 'exec sleep 300']])],
       ['new', '-d', '--name', 'one-too-many', '--cmd', 'exec sleep 300'],
     ]);
     const by = (...args: string[]) => steps.find((s) => s.args.join(' ') === args.join(' '))!;
-    for (const s of steps.slice(0, 8)) {
+    for (const s of steps.slice(0, 9)) {
       expect(s.code, `${s.args.join(' ')}: ${s.stdout}${s.stderr}`).toBe(1);
       expect(s.stderr, s.args.join(' ')).toMatch(/agent window/);
       expect(s.stderr, s.args.join(' ')).toMatch(/\[agents\] control = "all"/);
@@ -96,7 +97,8 @@ describe.skipIf(!tmuxAvailable)('agent limits: no side door (live)', () => {
     }
     expect(by('supervisor', 'stop').stderr).toMatch(/it may not stop or restart the supervisor/);
     expect(by('supervisor', 'restart').stderr).toMatch(/it may not stop or restart the supervisor/);
-    expect(steps[8]!.code, steps[8]!.stderr).toBe(0);
+    expect(by('restore').stderr).toMatch(/it may not restore/);
+    expect(steps[9]!.code, steps[9]!.stderr).toBe(0);
     await waitFor(() => existsSync(path.join(root, 'mine.json')), { what: "mine's helper to be asked for" });
     const [deep] = answers('mine');
     expect(deep!.code).toBe(1);

@@ -14,6 +14,9 @@ describe('visible', () => {
   it('shows C0 in caret notation, DEL as ^?, C1 as <hex>; other text as it is', () => {
     expect(visible('a\x1b]0;T\x07b')).toBe('a^[]0;T^Gb');
     expect(visible('\x00\x1f\x7f\x9b\x80')).toBe('^@^_^?<9b><80>');
+    // bidirectional overrides and isolates reorder what is shown ("Trojan Source")
+    expect(visible('admin\u202Etxt.exe')).toBe('admin<U+202E>txt.exe');
+    expect(visible('a\u2066b\u2069c\u202Ad')).toBe('a<U+2066>b<U+2069>c<U+202A>d');
     expect(visible('tab\there')).toBe('tab^Ihere');
     expect(visible('plain ✓ é 中 {x}')).toBe('plain ✓ é 中 {x}');
   });
