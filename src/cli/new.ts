@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { AGENTS, installHint, knownAgents } from '../integrations/agents.js';
-import { callerSecret, callerSession, ensureSupervisor, socketError, tmuxSocket } from './context.js';
+import { call, callerSecret, callerSession, ensureSupervisor, socketError, tmuxSocket } from './context.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { tmux } from '../tmux/server.js';
 import { printJson } from './print.js';
@@ -23,6 +23,7 @@ interface NewOpts {
   worktree?: string;
   base?: string;
   idleAfter?: string;
+  prompt?: string;
 }
 
 /** Words of sh that are not programs on PATH (builtins, keywords). */
@@ -141,6 +142,22 @@ async function worktreeFor(cwd: string, branch: string, base: string | undefined
   return { worktree: { path: w.path, branch: w.branch, base: w.base }, setup: w.created ? config.setup : null, discard };
 }
 
+/** `--prompt TEXT` / `--prompt -` (stdin): the first message, checked as `nerdr send` checks one. */
+async function firstPrompt(given: string): Promise<string> {
+  const { checkWords, readStdin, refuseUndeliverable } = await import('./send.js');
+  const { MAX_MESSAGE_BYTES } = await import('../supervisor/messages.js');
+  let text = given;
+  if (given === '-') {
+    if (process.stdin.isTTY) throw new NerdrError('--prompt -: nothing on stdin', 'pipe the prompt: echo "fix the tests" | nerdr new claude --prompt -', { code: 'invalid_option' });
+    const bytes = await readStdin();
+    refuseUndeliverable(bytes, 'on stdin');
+    text = bytes.toString('utf8').replace(/\n$/, '');
+  } else checkWords([given]);
+  if (!text.trim()) throw new NerdrError('--prompt is empty', 'nerdr new claude --prompt "fix the failing test"', { code: 'invalid_option' });
+  if (Buffer.byteLength(text) > MAX_MESSAGE_BYTES) throw new NerdrError(`--prompt is ${Buffer.byteLength(text)} bytes; at most ${MAX_MESSAGE_BYTES} are accepted`, 'put it in a file and give its path in a shorter prompt', { code: 'too_large' });
+  return text;
+}
+
 export function register(program: Command): void {
   program
     .command('new [agent] [args...]')
@@ -154,8 +171,11 @@ export function register(program: Command): void {
     .option('-d, --detach', 'do not switch to the new window')
     .option('--worktree <branch>', 'run it in a git worktree of this branch (made from --base when new), beside the repository')
     .option('--base <ref>', 'with --worktree: the branch or commit a new branch starts from (default: HEAD)')
+    .option('--prompt <text>', 'its first message, typed in once it first waits at its prompt (a queued message: `nerdr send --status ID`); "-": read it from stdin')
     .option('--json', 'print JSON')
     .action(async (agentName: string | undefined, args: string[], opts: NewOpts, cmd: Command) => {
+      // read and checked before any window is made: a bad prompt leaves nothing behind
+      const prompt = opts.prompt !== undefined ? await firstPrompt(opts.prompt) : null;
       if (opts.base !== undefined && opts.worktree === undefined) throw new NerdrError('--base goes with --worktree BRANCH', 'nerdr new <agent> --worktree BRANCH --base REF');
       if (opts.idleAfter !== undefined && opts.cmd === undefined) throw new NerdrError('--idle-after goes with --cmd: a known agent is read by its manifest', "nerdr new --cmd 'CMD …' --idle-after 5");
       const idleAfter = opts.cmd !== undefined ? await idleAfterMs(opts.idleAfter) : undefined;
@@ -222,7 +242,16 @@ export function register(program: Command): void {
         ...(wt ? { worktree: wt.worktree } : {}),
         ...(wt?.setup ? { setup: { command: wt.setup, hint: `Fix it in ${cwd}, run the setup there yourself, then start the agent: nerdr new ${agentName ?? `--cmd …`} --worktree ${opts.worktree} (the worktree stays).` } } : {}),
       }, wt?.discard);
-      if (opts.json) printJson({ ...r, agent, name, worktree: wt?.worktree.path ?? null, branch: wt?.worktree.branch ?? null, base: wt?.worktree.base ?? null });
+      let queued: { id: string; position: number } | null = null;
+      if (prompt !== null) {
+        try {
+          queued = await call<{ id: string; position: number }>(cmd, 'nerdr.send', { target: r.window, message: prompt, caller: callerSecret() });
+        } catch (err) {
+          const e = err as NerdrError;
+          throw new NerdrError(`${r.window} runs, but its first message was not queued: ${e.message}`, `send it yourself: nerdr send ${r.window} "…"`, { code: e.code });
+        }
+      }
+      if (opts.json) printJson({ ...r, agent, name, worktree: wt?.worktree.path ?? null, branch: wt?.worktree.branch ?? null, base: wt?.worktree.base ?? null, prompt: queued });
       else process.stdout.write(`${r.window}\n`);
     });
 

@@ -14,7 +14,7 @@ import { remote } from './remote.js';
 
 const STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'exited'];
 
-async function readStdin(): Promise<Buffer> {
+export async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks);
@@ -25,7 +25,7 @@ async function readStdin(): Promise<Buffer> {
  * decodes both stdin and argv with U+FFFD for bytes that are not UTF-8, so the check runs on
  * the bytes themselves (for argv, /proc/self/cmdline, read only when a word holds U+FFFD).
  */
-function refuseUndeliverable(bytes: Buffer, from: string): void {
+export function refuseUndeliverable(bytes: Buffer, from: string): void {
   const why = undeliverableBytes(bytes);
   if (why === null) return;
   const fix = /NUL/.test(why)
@@ -52,7 +52,7 @@ function rawArgv(): Buffer[] | null {
 }
 
 /** The words as the shell gave them: refuses one that is not UTF-8 (Node shows U+FFFD for it). */
-function checkWords(words: string[]): void {
+export function checkWords(words: string[]): void {
   if (!words.some((w) => w.includes('\uFFFD'))) return;
   const raw = rawArgv();
   if (!raw) return;
