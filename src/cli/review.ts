@@ -9,6 +9,7 @@ import { dataDir } from '../extras/store.js';
 import { call, ensureSupervisor, hasNerdrWindows, supervisorAnswers, tmuxSocket } from './context.js';
 import { printJson } from './print.js';
 import type { Pin } from '../review/controller.js';
+import type { AgentRow } from '../protocol/index.js';
 
 /** A target that names a folder (it has a slash, or is . or .., and is a folder) rather than an agent. */
 export function folderPin(target: string | undefined, cwd = process.cwd()): string | null {
@@ -49,8 +50,32 @@ async function once(cmd: Command, target: string | undefined, json: boolean): Pr
   else process.stdout.write(reviewText(d));
 }
 
+/** `nerdr review comment`: the line's text from the window's folder (a regular file inside it, bounded), then one queued message. */
+async function comment(cmd: Command, target: string, file: string, lineText: string, words: string[], json: boolean): Promise<void> {
+  const line = Number(lineText);
+  if (!Number.isInteger(line) || line < 1) throw new NerdrError(`--line ${lineText}: not a line number`, 'a whole number from 1', { code: 'invalid_option' });
+  const text = words.join(' ').trim();
+  if (!text) throw new NerdrError('no comment given', `nerdr review comment ${target} --file ${file} --line ${line} "what to change"`, { code: 'invalid_option' });
+  const { callerSecret } = await import('./context.js');
+  const { readShownFile } = await import('../review/read-file.js');
+  const { commentMessage } = await import('../review/comment.js');
+  const rows = (await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls', {})).agents;
+  const row = rows.find((r) => r.name === target || r.window === target || r.pane === target || r.id === target);
+  if (!row) throw new NerdrError(`no agent "${target}"`, '`nerdr ls` lists the agents', { code: 'unknown_target' });
+  const abs = path.resolve(row.cwd, file);
+  const rel = path.relative(row.cwd, abs);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new NerdrError(`${file}: outside the window's folder (${row.cwd})`, "name a file inside the agent's folder, relative to it", { code: 'invalid_option' });
+  const shown = await readShownFile(abs, [row.cwd]);
+  const quoted = 'text' in shown ? (shown.text.split('\n')[line - 1] ?? null) : null;
+  if ('refused' in shown && !/no such file/.test(shown.refused)) throw new NerdrError(`${file}: ${shown.refused}`, "name a file inside the agent's folder", { code: 'invalid_option' });
+  const message = commentMessage({ file: rel || file, line, text: quoted, hunk: null }, text);
+  const r = await call<{ target: string; id: string; position: number }>(cmd, 'nerdr.send', { target: row.window, message, caller: callerSecret() });
+  if (json) return printJson({ ...r, message });
+  process.stdout.write(`comment queued for ${row.name} (${r.target}) as #${r.position}: ${r.id}\n`);
+}
+
 export function register(program: Command): void {
-  program
+  const review = program
     .command('review')
     .description("a review panel that follows the active window: its branch, changed files and diffs, the agent's walkthrough and why notes")
     .argument('[target]', 'an agent (name, @window, %pane) or a folder (./path) to review instead of following the active window')
@@ -77,5 +102,16 @@ export function register(program: Command): void {
       }
       const { runReview } = await import('../review/run.js');
       await runReview({ sock, socketFile, pin, dataDir: dataDir(), ...(note ? { note } : {}) });
+       });
+
+  review
+    .command('comment <target> <text...>')
+    .description("queue a comment on a line for the window's agent: one message \"path:line: comment\" with the line it is about")
+    .requiredOption('--file <path>', "the file, relative to the agent's folder")
+    .requiredOption('--line <n>', 'the line of the file')
+    .option('--json', 'print JSON')
+    .action(async (target: string, words: string[], opts: { file: string; line: string; json?: boolean }, cmd: Command) => {
+      // `review` has a --json of its own, which takes the flag wherever it stands
+      await comment(cmd, target, opts.file, opts.line, words, opts.json === true || cmd.parent?.opts<{ json?: boolean }>().json === true);
     });
 }

@@ -20,7 +20,7 @@ export interface PanelLayout {
   footer: Box;
 }
 
-const KEYS = ['↑↓/jk move', 'tab pane', '⏎ diff', 'pgup/pgdn scroll', 'e edit', 'r refresh', 'q quit'];
+const KEYS = ['↑↓/jk move', 'tab pane', '⏎ diff', 'pgup/pgdn scroll', 'e edit', 'c comment', 'r refresh', 'q quit'];
 
 /** The key help, wrapped to the width: one line in a wide pane, more in a narrow one. */
 export function footerLines(width: number): string[] {

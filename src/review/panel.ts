@@ -12,6 +12,8 @@ import type { ReviewData } from './data.js';
 import type { ReviewFile } from './git.js';
 import { fileList, fitEnd, footerLines, layout, noteList, scrollTo, stepPlace, type ListRow } from './layout.js';
 import type { ReviewNote } from './notes.js';
+import type { CommentPlace } from './comment.js';
+import { visible } from '../text.js';
 
 export interface ReviewActions {
   /** The diff of one listed file, bounded: its first lines and how many more there are. */
@@ -22,6 +24,8 @@ export interface ReviewActions {
   edit(data: ReviewData, file: string, line: number | null): Promise<void>;
   /** Gathers the data again now. */
   refresh(): void;
+  /** Queues a comment on a line for the window's agent (src/review/comment.ts); resolves to what to say. */
+  comment(data: ReviewData, place: CommentPlace, text: string): Promise<string>;
 }
 
 export interface ReviewPanelOptions {
@@ -64,6 +68,8 @@ export class ReviewPanel {
   private request = 0;
   private loading = 0;
   private message: string | null = null;
+  /** A comment is being typed: the keys are the textbox's. */
+  private prompting = false;
   private finished!: () => void;
   /** Resolves when the user quits (q, Ctrl-C; Esc outside the diff). */
   readonly done: Promise<void>;
@@ -392,7 +398,44 @@ export class ReviewPanel {
     );
   }
 
+  /** The line a comment is about: the first line of the shown file's diff at the top of the box, with its hunk. */
+  commentPlace(): CommentPlace | null {
+    const f = this.selectedFile();
+    if (!this.data?.repo || !f || !this.shown.key.startsWith('file:')) return null;
+    const rows = this.shown.rows;
+    const at = rows.findIndex((r, i) => i >= this.diffTop && r.line !== null && (r.kind === 'add' || r.kind === 'context'));
+    if (at < 0) return null;
+    const row = rows[at]!;
+    const hunk = rows.slice(0, at).reverse().find((r) => r.kind === 'hunk');
+    return { file: f.path, line: row.line!, text: row.text.slice(1), hunk: hunk?.text ?? null };
+  }
+
+  private promptComment(): void {
+    const d = this.data;
+    const place = this.commentPlace();
+    if (!d || !place) return this.say("open a file's diff (⏎) and scroll the line to the top first");
+    if (!d.agent) return this.say('no agent runs in this window: there is no one to tell');
+    this.prompting = true;
+    const label = ` comment on ${visible(place.file)}:${place.line} for ${visible(d.agent.name)} (⏎ queues it, esc cancels) `;
+    const box = blessed.textbox({ parent: this.screen, bottom: 0, left: 0, width: '100%', height: 3, border: { type: 'line' }, label: escapeTags(label), tags: true, inputOnFocus: false });
+    box.focus();
+    this.screen.render();
+    box.readInput((_err: unknown, value?: string | null) => {
+      box.destroy();
+      // blessed turns one Enter into two keypresses: the second must not open the diff
+      setImmediate(() => (this.prompting = false));
+      const text = typeof value === 'string' ? value.trim() : '';
+      if (!text) return this.say('no comment queued');
+      this.say(`queuing the comment for ${d.agent!.name}…`);
+      this.actions.comment(d, place, text).then(
+        (said) => this.say(said),
+        (err: Error) => this.say(`not queued: ${err.message}`),
+      );
+    });
+  }
+
   private onKey(ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg): void {
+    if (this.prompting) return;
     const name = key?.full ?? key?.name ?? ch;
     const hadMessage = this.message !== null;
     this.message = null;
@@ -424,6 +467,8 @@ export class ReviewPanel {
         return this.open();
       case 'e':
         return this.edit();
+      case 'c':
+        return this.promptComment();
       case 'r':
         this.say(REFRESHING);
         return this.actions.refresh();

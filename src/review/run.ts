@@ -6,7 +6,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import blessed from 'blessed';
 import { NerdrError } from '../errors.js';
-import { subscribe, SocketRequestError, type Subscription } from '../supervisor/socket/index.js';
+import { request, subscribe, SocketRequestError, type Subscription } from '../supervisor/socket/index.js';
+import { serverFiles } from '../paths.js';
+import { callerSecret } from '../cli/context.js';
+import { visible } from '../text.js';
+import { commentMessage } from './comment.js';
 import { tmux } from '../tmux/server.js';
 import { argvSafe, escapeFormat } from '../tmux/quote.js';
 import { HIDDEN_SESSION } from '../supervisor/discover.js';
@@ -103,6 +107,12 @@ function actions(sock: string, session: string | null, refresh: () => void, open
       await tmux(sock, ['select-window', '-t', session ? `${session}:${win}` : win]);
     },
     refresh,
+    comment: async (d, place, text) => {
+      const r = (await request(serverFiles(sock).socket, 'nerdr.send', { target: d.window, message: commentMessage(place, text), caller: callerSecret() }, { timeoutMs: 10_000 }).catch((err: unknown) => {
+        throw err instanceof SocketRequestError ? new Error(err.message) : err;
+      })) as { id: string; position: number };
+      return `comment on ${visible(place.file)}:${place.line} queued for ${visible(d.agent?.name ?? d.windowName)} (#${r.position}, ${r.id})`;
+    },
   };
 }
 

@@ -218,4 +218,21 @@ describe.skipIf(!tmuxAvailable)('nerdr review (live)', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('no agent "nosuch"');
   });
+
+  it("review comment: one queued message for the window's agent, path:line with the line quoted, typed in when it waits", async () => {
+    const made = await env.nerdr('new', 'demo', '-d', '--name', 'commented', '--cwd', repoB, '--', '--auto', '0', '--work', '1');
+    expect(made.code, made.stderr).toBe(0);
+    const win = made.stdout.trim();
+    const r = await env.nerdr('review', 'comment', 'commented', '--file', 'b.txt', '--line', '60', '--json', 'why', 'upper', 'case?');
+    expect(r.code, r.stderr).toBe(0);
+    const got = JSON.parse(r.stdout) as { id: string; message: string };
+    expect(got.message).toBe('b.txt:60: why upper case?\n  60 | B LINE SIXTY');
+    expect((await env.nerdr('send', '--status', got.id)).code).toBe(0);
+    await waitFor(async () => (await env.tmuxOk('capture-pane', '-p', '-t', win)).includes('> b.txt:60: why upper case?'), { what: 'the comment typed in', timeoutMs: 20_000 });
+    for (const f of ['../../etc/passwd', '/etc/passwd']) {
+      const outside = await env.nerdr('review', 'comment', 'commented', '--file', f, '--line', '1', 'x');
+      expect(outside.code).toBe(1);
+      expect(outside.stderr).toContain("outside the window's folder");
+    }
+  });
 });

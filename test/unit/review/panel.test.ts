@@ -4,6 +4,7 @@ import { parseDiff } from '../../../src/review/diff.js';
 import type { ReviewData } from '../../../src/review/data.js';
 import type { ReviewFile } from '../../../src/review/git.js';
 import { fakeScreen } from '../ui/screen.js';
+import { commentMessage } from '../../../src/review/comment.js';
 
 const file = (over: Partial<ReviewFile>): ReviewFile => ({ path: 'a.ts', from: null, kind: 'unstaged', status: 'M', added: 1, removed: 1, ...over });
 
@@ -39,7 +40,7 @@ function longDiff(name: string): string {
 
 function setup(cols = 60, rows = 40) {
   const s = fakeScreen(cols, rows);
-  const calls = { diff: [] as string[], steps: [] as string[], edit: [] as [string, number | null][], refresh: 0 };
+  const calls = { diff: [] as string[], steps: [] as string[], edit: [] as [string, number | null][], refresh: 0, comments: [] as string[] };
   const actions: ReviewActions = {
     fileDiff: async (_d, f) => {
       calls.diff.push(`${f.kind}:${f.path}`);
@@ -51,12 +52,26 @@ function setup(cols = 60, rows = 40) {
     },
     edit: async (_d, f, l) => void calls.edit.push([f, l]),
     refresh: () => void calls.refresh++,
+    comment: async (_d, place, text) => {
+      calls.comments.push(commentMessage(place, text));
+      return 'queued';
+    },
   };
   const panel = new ReviewPanel({ screen: s.screen, actions });
   return { ...s, panel, calls, text: () => screenText(s.screen).join('\n') };
 }
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+describe('comments on a line', () => {
+  it('one message: path:line: comment, the hunk and the line quoted', () => {
+    expect(commentMessage({ file: 'src/a.ts', line: 12, text: 'const x = parse(input)  ', hunk: '@@ -10,4 +10,5 @@ function go' }, ' rename x ')).toBe(
+      'src/a.ts:12: rename x\n  in @@ -10,4 +10,5 @@ function go\n  12 | const x = parse(input)',
+    );
+    expect(commentMessage({ file: 'b.md', line: 1, text: null, hunk: null }, 'why?')).toBe('b.md:1: why?');
+    expect(commentMessage({ file: 'm.js', line: 1, text: 'x'.repeat(500), hunk: null }, 'long').split('\n')[1]!.length).toBeLessThan(260);
+  });
+});
 
 describe('ReviewPanel', () => {
   let env: ReturnType<typeof setup> | null = null;
@@ -186,5 +201,29 @@ describe('ReviewPanel', () => {
     env.key('q');
     await tick();
     expect(quit).toBe(true);
+  });
+
+  it('c comments on the line at the top of the diff: typed, queued for the agent with the line and its hunk', async () => {
+    env = setup();
+    env.panel.show(data());
+    await tick();
+    env.key('j');
+    await tick();
+    env.key('enter');
+    for (let i = 0; i < 40; i++) env.key('down');
+    await tick();
+    expect(env.panel.commentPlace()).toEqual({ file: 'src/u.ts', line: 40, text: 'changed line 40 of src/u.ts', hunk: '@@ -1,60 +1,60 @@' });
+    env.key('c', 'c');
+    await tick(); // blessed's textbox starts reading on the next tick
+    for (const ch of 'say why') env.key(ch === ' ' ? 'space' : ch, ch);
+    // a real Enter is two keypresses in blessed: 'enter', then 'return'
+    env.key('enter', '\r');
+    env.key('return', '\r');
+    await tick();
+    await tick();
+    expect(env.calls.comments).toEqual(['src/u.ts:40: say why\n  in @@ -1,60 +1,60 @@\n  40 | changed line 40 of src/u.ts']);
+    expect(env.text()).toContain('queued');
+    // the keys typed went to the comment, not to the panel
+    expect(env.calls.edit).toEqual([]);
   });
 });
