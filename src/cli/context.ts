@@ -2,7 +2,7 @@
 
 import type { Command } from 'commander';
 import { fromServerError, NerdrError } from '../errors.js';
-import { checkTmuxVersion, resolveSocket, serverRunning } from '../tmux/server.js';
+import { checkTmuxVersion, resolveSocket, serverRunning, tmux } from '../tmux/server.js';
 import { ensureStateDir, nerdrBin, serverFiles } from '../paths.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { argvSafe } from '../tmux/quote.js';
@@ -37,6 +37,8 @@ export async function tmuxSocket(cmd: Command, { mustRun = true } = {}): Promise
 interface Info {
   pid: number;
   ready: boolean;
+  /** The tmux server it watches (older supervisors leave it out). */
+  serverPid?: number | null;
 }
 
 async function info(socketFile: string, timeoutMs = 1500): Promise<Info | null> {
@@ -71,8 +73,13 @@ export async function supervisorAnswers(sock: string): Promise<boolean> {
 export async function ensureSupervisor(sock: string): Promise<string> {
   ensureStateDir(process.env, (m) => process.stderr.write(`nerdr: ${m}\n`));
   const files = serverFiles(sock);
-  const first = await info(files.socket);
-  if (first?.ready) return files.socket;
+  // a supervisor of a server that was killed, with another started at the same socket since, may
+  // answer for a moment before it sees that and stops: it is not this server's
+  const serverPid = Number((await tmux(sock, ['display', '-p', '#{pid}'])).stdout.trim()) || null;
+  const ours = (i: Info | null): boolean => !!i?.ready && (serverPid === null || typeof i.serverPid !== 'number' || i.serverPid === serverPid);
+  const answered = await info(files.socket);
+  if (ours(answered)) return files.socket;
+  const first = answered && !ours(answered) && answered.ready ? null : answered;
   const since = Date.now();
   const logFrom = fileSize(files.log);
   const deadline = since + 10_000;
@@ -92,7 +99,7 @@ export async function ensureSupervisor(sock: string): Promise<string> {
       lookAgain = Date.now() + 500;
     }
     const i = await info(files.socket, 500);
-    if (i?.ready) return files.socket;
+    if (ours(i)) return files.socket;
     const starts = readStarts(files.starts);
     const failed = startFailure(starts, since);
     if (failed) throw supervisorFailed(failed.why, files.log, failed.fix);

@@ -40,6 +40,12 @@ export interface ControlServer {
   open(): Promise<ControlChannel>;
   /** Whether the tmux server is still running (after a channel closed: reconnect or stop). */
   running(): Promise<boolean>;
+  /**
+   * The pid of the tmux server at the socket now, or null: after a channel closed, a server with
+   * another pid is not the one this supervisor watched (it was killed and another started at the
+   * same socket), so the supervisor stops rather than serve it in the new one's place.
+   */
+  serverPid?(): Promise<number | null>;
 }
 
 /** The real control client, as a channel; the keeper (src/tmux/keeper.ts) ends with it. */
@@ -71,6 +77,11 @@ export function tmuxControlServer(socket: string): ControlServer {
       return controlClientChannel(new ControlClient(socket, HIDDEN_SESSION), new OutputKeeper(socket, HIDDEN_SESSION));
     },
     running: () => serverRunning(socket),
+    serverPid: async () => {
+      const r = await tmux(socket, ['display', '-p', '#{pid}']);
+      const pid = Number(r.stdout.trim());
+      return r.code === 0 && pid > 0 ? pid : null;
+    },
   };
 }
 

@@ -106,6 +106,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   clientName = '';
   clientPid = 0;
   tmuxVersion = '';
+  /** The pid of the tmux server this supervisor watches (its control client's), null before it connects. */
+  serverPid: number | null = null;
   /** What this tmux version can do (set once connected). */
   tmux: TmuxFeatures = tmuxFeatures('');
   /** The server's own tmux binary, for the exit guard's wait-for (TmuxFeatures.exitGuard). */
@@ -209,6 +211,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.clientPid = Number(me[1]);
     this.tmuxVersion = me[2] ?? '';
     this.tmux = tmuxFeatures(this.tmuxVersion);
+    this.serverPid = Number(me[3]) || null;
     this.tmuxBin = serverBinary(Number(me[3])) ?? 'tmux';
     // tmux 3.2 sizes windows by an unsized control client too (80x24): be ignored while a user's
     // client is attached, and have _nerdr's size while none is
@@ -591,6 +594,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.channel = null;
     if (!(await this.control.running())) {
       this.log('info', 'the tmux server ended; the supervisor stops');
+      await this.stop('tmux-ended');
+      return;
+    }
+    // a server killed and another started at the same socket (tmux kill-server, then a new
+    // session): that one is not ours to watch; its own supervisor starts with its first command
+    const now = this.serverPid !== null ? await this.control.serverPid?.() : undefined;
+    if (now !== undefined && now !== this.serverPid) {
+      this.log('info', `the tmux server ended (pid ${this.serverPid}); ${now === null ? 'none' : `another (pid ${now})`} runs at its socket now: the supervisor stops`);
       await this.stop('tmux-ended');
       return;
     }

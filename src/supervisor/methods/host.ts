@@ -27,6 +27,8 @@ export interface SupervisorInfo {
   client: string;
   clientPid: number;
   tmuxVersion: string;
+  /** The pid of the tmux server it watches: a client compares it with the server at the socket now. */
+  serverPid: number | null;
   agents: number;
   socket: string;
 }
@@ -112,6 +114,7 @@ export function supervisorHost(sup: Supervisor, opts: HostOptions): MethodHost {
       client: sup.clientName,
       clientPid: sup.clientPid,
       tmuxVersion: sup.tmuxVersion,
+      serverPid: sup.serverPid,
       agents: sup.agents.size,
       socket: opts.socketPath,
     }),

@@ -11,6 +11,7 @@ export const info = method('nerdr.info', (host: Pick<MethodHost, 'info'>) => {
     client: i.client,
     clientPid: i.clientPid,
     tmuxVersion: i.tmuxVersion,
+    serverPid: i.serverPid,
     agents: i.agents,
     uptimeMs: Math.round(process.uptime() * 1000),
     socket: i.socket,

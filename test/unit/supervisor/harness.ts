@@ -133,6 +133,8 @@ export class FakeTmux {
   readonly lines: string[][] = [];
   /** What `#{version}` answers. */
   version = '3.4';
+  /** The server's pid as `#{pid}` and the socket answer it (a killed server and a new one differ). */
+  serverPid: number | null = 1;
   private next = 1;
   /** The window new-window just made: `=_nerdr:` names it for the rest of the line. */
   private current: FakePane | null = null;
@@ -299,6 +301,7 @@ export class FakeTmux {
         return this.channel;
       },
       running: async () => true,
+      serverPid: async () => self.serverPid,
     };
   }
 }

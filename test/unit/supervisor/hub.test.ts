@@ -420,3 +420,18 @@ describe('the exit guard (every tmux)', () => {
     expect(rig.tmux.sent('wait-for')).toEqual([['wait-for', '-S', exitChannel(w.pane)]]);
   });
 });
+
+describe('the tmux server it watches', () => {
+  it('a lost control client with the same server reconnects; with another server at the socket (kill-server, then a new one) it stops', async () => {
+    rig = await startRig((t) => void t.addPane({ name: 'api', screen: ['❯'] }));
+    const server = rig.tmux as unknown as { serverPid: number | null };
+    expect(rig.sup.serverPid).toBe(1);
+    rig.channel().kill();
+    await rig.wait(500);
+    expect(rig.sup.stopCause).toBeNull();
+    server.serverPid = 2;
+    rig.channel().kill();
+    await rig.wait(500);
+    expect(rig.sup.stopCause).toBe('tmux-ended');
+  });
+});
