@@ -1,11 +1,12 @@
-// `nerdr worktree ls | rm | merge`: the worktrees `nerdr new --worktree` made (src/worktrees/).
+// `nerdr worktree ls | rm | merge | conflicts | land`: the worktrees `nerdr new --worktree` made (src/worktrees/).
 
 import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { configDir, serverFiles, stateDir } from '../paths.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import type { AgentRow } from '../protocol/index.js';
-import { checkGitVersion, mainCheckout } from '../worktrees/git.js';
+import { checkGitVersion, mainCheckout, parseGitVersion } from '../worktrees/git.js';
+import { findConflicts, sharedByWorktree, type ConflictsReport, type MergeCheck } from '../worktrees/conflicts.js';
 import { WorktreeRegistry, type WorktreeRecord } from '../worktrees/registry.js';
 import { checkRemoval, describeWorktree, mergeWorktree, removalProblems, removeWorktree, thrownAway, windowsIn } from '../worktrees/manage.js';
 import { visible } from '../text.js';
@@ -75,25 +76,40 @@ export function register(program: Command): void {
       const list = registry().list((m) => process.stderr.write(`nerdr: ${m}\n`));
       if (list.length > 0) await checkGitVersion();
       const { rows } = await agents(cmd);
-      const infos = await Promise.all(list.map((r) => describeWorktree(r, rows)));
+      const [described, overlap] = await Promise.all([Promise.all(list.map((r) => describeWorktree(r, rows))), findConflicts(list, null, { merge: false })]);
+      const shared = sharedByWorktree(overlap);
+      const infos = described.map((i) => ({ ...i, shared: shared.get(i.path) ?? [] }));
       if (opts.json) return printJson(infos);
       if (infos.length === 0) return void process.stdout.write('no worktrees; make one with `nerdr new <agent> --worktree BRANCH`\n');
       const now = Date.now();
       process.stdout.write(
         table(
-          ['NAME', 'BRANCH', 'BASE', 'AGENT', 'CHANGED', 'AHEAD/BEHIND', 'LAST COMMIT', 'PATH'],
+          ['NAME', 'BRANCH', 'BASE', 'AGENT', 'CHANGED', 'SHARED', 'AHEAD/BEHIND', 'LAST COMMIT', 'PATH'],
           infos.map((i) => [
             i.name,
             i.branch,
             i.base,
             i.window ? `${i.window.name} (${i.window.window}, ${i.window.state})` : '-',
             i.exists ? String(i.changed) : 'gone',
+            String(i.shared.length),
             aheadBehind(i.ahead, i.behind),
             i.lastCommit ? `${i.lastCommit.hash.slice(0, 8)} ${age(now - i.lastCommit.time * 1000)} ${visible(i.lastCommit.subject.slice(0, 40))}` : '-',
             i.path,
           ]),
         ),
       );
+      if (infos.some((i) => i.shared.length)) process.stdout.write('SHARED: files another worktree changed too; nerdr worktree conflicts says whether they merge\n');
+    });
+
+  wt.command('conflicts')
+    .description('for every pair of worktrees of a repository: the files both changed, and whether the branches merge into their base and into each other (git merge-tree, in memory)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const list = registry().list((m) => process.stderr.write(`nerdr: ${m}\n`));
+      const version = list.length > 0 ? parseGitVersion(await checkGitVersion()) : null;
+      const report = await findConflicts(list, version);
+      if (opts.json) return printJson(report);
+      process.stdout.write(conflictsText(report));
     });
 
   wt.command('rm <name>')
@@ -173,4 +189,36 @@ export function register(program: Command): void {
       else process.stdout.write(`merged ${r.branch} into ${r.into} in ${r.repo}: ${r.commits} commit${r.commits === 1 ? '' : 's'}, ${r.how === 'merge' ? `merge commit ${r.head?.slice(0, 8)}` : 'fast-forward'}\n`);
       if (r.leftBehind) process.stderr.write(`nerdr: ${rec.path} has ${r.leftBehind} uncommitted change${r.leftBehind === 1 ? '' : 's'}, not part of the merge\n`);
     });
+}
+
+function files(list: readonly string[]): string {
+  return list.map((f) => visible(f)).join(', ');
+}
+
+function mergeText(m: MergeCheck, what: string): string {
+  if (m.clean === null) return `${what}: not checked (${m.why ?? 'unknown'})`;
+  return m.clean ? `${what}: merges cleanly` : `${what}: CONFLICTS in ${files(m.conflicts)}`;
+}
+
+/** The report as lines: each worktree against its base, then each pair of one repository. */
+export function conflictsText(r: ConflictsReport): string {
+  if (r.worktrees.length === 0) return 'no worktrees; make one with `nerdr new <agent> --worktree BRANCH`\n';
+  const out: string[] = [];
+  if (r.notChecked) out.push(`nerdr: ${r.notChecked}`);
+  for (const w of r.worktrees) {
+    const parts = [`${w.name} (${visible(w.branch)} → ${visible(w.base)})${w.exists ? '' : ' [folder gone]'}`];
+    if (r.mergeChecked) parts.push(mergeText(w.intoBase, `into ${visible(w.base)}`));
+    parts.push(`${w.committed.length} committed, ${w.uncommitted.length} uncommitted file${w.uncommitted.length === 1 ? '' : 's'}${w.uncommitted.length && r.mergeChecked ? ' (uncommitted changes not merge-checked)' : ''}`);
+    out.push(parts.join('; '));
+  }
+  if (r.pairs.length === 0) out.push('no two worktrees of one repository: nothing to compare');
+  for (const p of r.pairs) {
+    out.push('');
+    const head = `${p.a} and ${p.b}`;
+    if (p.shared.length === 0) out.push(`${head}: no file changed by both`);
+    else out.push(`${head}: ${p.shared.length} file${p.shared.length === 1 ? '' : 's'} changed by both: ${p.shared.map((s) => `${visible(s.path)} (${s.a === s.b ? s.a : `${s.a} / ${s.b}`})`).join(', ')}`);
+    if (r.mergeChecked) out.push(`  ${mergeText(p.merge, `${visible(p.aBranch)} with ${visible(p.bBranch)}`)}`);
+    if (r.mergeChecked && p.notMergeChecked.length) out.push(`  uncommitted changes not merge-checked: ${files(p.notMergeChecked)} (commit them to have them checked)`);
+  }
+  return out.join('\n') + '\n';
 }
