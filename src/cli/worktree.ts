@@ -9,6 +9,7 @@ import { checkGitVersion, mainCheckout, parseGitVersion } from '../worktrees/git
 import { findConflicts, sharedByWorktree, type ConflictsReport, type MergeCheck } from '../worktrees/conflicts.js';
 import { WorktreeRegistry, type WorktreeRecord } from '../worktrees/registry.js';
 import { checkRemoval, describeWorktree, mergeWorktree, removalProblems, removeWorktree, thrownAway, windowsIn } from '../worktrees/manage.js';
+import { conflictMessage, landedFirst, landWorktree, LandRefused, type Landed, type LandFailure } from '../worktrees/land.js';
 import { visible } from '../text.js';
 import { loadConfig } from '../config.js';
 import { call, callerSecret, socketError, tmuxSocket } from './context.js';
@@ -110,6 +111,53 @@ export function register(program: Command): void {
       const report = await findConflicts(list, version);
       if (opts.json) return printJson(report);
       process.stdout.write(conflictsText(report));
+    });
+
+  wt.command('land <names...>')
+    .description('merge (or --rebase) each branch onto its base, run [worktrees] check on the result in a temporary worktree, and only then move the base; then stop its agent window, remove the worktree, delete the branch. A conflict or a failing check changes nothing')
+    .option('--rebase', 'rebase the branch onto its base (a straight line) instead of merging it')
+    .option('--json', 'print JSON (the steps go to stderr)')
+    .action(async (names: string[], opts: { rebase?: boolean; json?: boolean }, cmd: Command) => {
+      await checkGitVersion();
+      const here = await mainCheckout(process.cwd()).catch(() => null);
+      // every name is found before anything lands: a typo refuses the whole command, not its tail
+      const recs = [...new Map(names.map((n) => registry().find(n, here)).map((r) => [r.path, r])).values()];
+      const { sock, rows } = await agents(cmd);
+      const cfg = loadConfig(configDir()).config.worktrees;
+      const out = opts.json ? process.stderr : process.stdout;
+      const landed: Landed[] = [];
+      const skipped: Skipped[] = [];
+      for (const rec of recs) {
+        const say = (line: string) => void out.write(`${rec.name}: ${line}\n`);
+        try {
+          if (sock) await refuseOthersWindows(cmd, rec, rows);
+          const r = await landWorktree(rec, {
+            rebase: opts.rebase === true,
+            check: cfg.check,
+            copy: cfg.copy,
+            allowIgnored: cfg.rm_ignored,
+            agents: sock ? rows : [],
+            stopWindow: (a) => stopAgent(sock!, a),
+            say,
+          });
+          if (r.removed) registry().remove(rec.path);
+          for (const k of r.kept) say(k);
+          landed.push(r);
+        } catch (err) {
+          if (!(err instanceof NerdrError)) throw err;
+          const kind: LandFailure = err instanceof LandRefused ? err.kind : 'refused';
+          const conflicts = err instanceof LandRefused ? err.conflicts : [];
+          process.stderr.write(`nerdr: ${rec.name} not landed: ${err.message}\n  fix: ${err.fixText}\n`);
+          const told = kind === 'conflict' && sock ? await tellAgent(cmd, rec, rows, conflicts, landedFirst(landed, rec, conflicts), say) : [];
+          skipped.push({ name: rec.name, branch: rec.branch, base: rec.base, kind, message: err.message, fix: err.fixText, conflicts, checkTail: err instanceof LandRefused ? err.checkTail : [], told });
+        }
+      }
+      if (skipped.length) process.exitCode = 1;
+      if (opts.json) return printJson({ landed, skipped });
+      if (recs.length > 1) {
+        const not = skipped.length ? `; not landed: ${skipped.map((s) => `${s.name} (${s.kind})`).join(', ')}` : '';
+        process.stdout.write(`landed ${landed.length} of ${recs.length}${landed.length ? `: ${landed.map((l) => l.name).join(', ')}` : ''}${not}\n`);
+      }
     });
 
   wt.command('rm <name>')
@@ -221,4 +269,50 @@ export function conflictsText(r: ConflictsReport): string {
     if (r.mergeChecked && p.notMergeChecked.length) out.push(`  uncommitted changes not merge-checked: ${files(p.notMergeChecked)} (commit them to have them checked)`);
   }
   return out.join('\n') + '\n';
+}
+
+interface Skipped {
+  name: string;
+  branch: string;
+  base: string;
+  kind: LandFailure;
+  message: string;
+  fix: string;
+  conflicts: string[];
+  checkTail: string[];
+  /** The agent windows told of the conflict: their message ids. */
+  told: { window: string; id: string }[];
+}
+
+/** Stops one agent window as `nerdr stop` does (with the caller, so agent windows keep their limits). */
+async function stopAgent(sock: string, a: AgentRow): Promise<'stopped' | 'gone'> {
+  try {
+    await request(serverFiles(sock).socket, 'nerdr.stop-agent', { target: a.window, caller: callerSecret() }, { timeoutMs: 5000 });
+    return 'stopped';
+  } catch (err) {
+    if (!(err instanceof SocketRequestError)) throw err;
+    if (err.code === 'unknown_target') return 'gone';
+    throw socketError(err);
+  }
+}
+
+/**
+ * A branch that conflicts once another landed first: its running agent windows get a queued
+ * message (as `nerdr send` queues one) naming the files and that branch.
+ */
+async function tellAgent(cmd: Command, rec: WorktreeRecord, rows: AgentRow[], conflicts: string[], first: string[], say: (l: string) => void): Promise<{ window: string; id: string }[]> {
+  if (first.length === 0) return [];
+  const told: { window: string; id: string }[] = [];
+  const message = conflictMessage(rec, conflicts, first);
+  for (const a of windowsIn(rec, rows).filter((w) => w.state !== 'exited')) {
+    try {
+      const r = await call<{ target: string; id: string; position: number }>(cmd, 'nerdr.send', { target: a.window, message, caller: callerSecret() });
+      told.push({ window: a.window, id: r.id });
+      say(`told its agent ${visible(a.name)} (${a.window}) which files conflict with ${first.map((b) => visible(b)).join(', ')}: message ${r.id}, #${r.position} in its queue`);
+    } catch (err) {
+      if (!(err instanceof NerdrError)) throw err;
+      say(`could not tell its agent ${visible(a.name)} (${a.window}): ${err.message}`);
+    }
+  }
+  return told;
 }
