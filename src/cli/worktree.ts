@@ -85,15 +85,15 @@ export function register(program: Command): void {
       const now = Date.now();
       process.stdout.write(
         table(
-          ['NAME', 'BRANCH', 'BASE', 'AGENT', 'CHANGED', 'SHARED', 'AHEAD/BEHIND', 'LAST COMMIT', 'PATH'],
+          ['NAME', 'BRANCH', 'BASE', 'AGENT', 'CHANGED', 'AHEAD/BEHIND', 'SHARED', 'LAST COMMIT', 'PATH'],
           infos.map((i) => [
             i.name,
             i.branch,
             i.base,
             i.window ? `${i.window.name} (${i.window.window}, ${i.window.state})` : '-',
             i.exists ? String(i.changed) : 'gone',
-            String(i.shared.length),
             aheadBehind(i.ahead, i.behind),
+            String(i.shared.length),
             i.lastCommit ? `${i.lastCommit.hash.slice(0, 8)} ${age(now - i.lastCommit.time * 1000)} ${visible(i.lastCommit.subject.slice(0, 40))}` : '-',
             i.path,
           ]),
