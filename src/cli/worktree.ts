@@ -99,7 +99,7 @@ export function register(program: Command): void {
           ]),
         ),
       );
-      if (infos.some((i) => i.shared.length)) process.stdout.write('SHARED: files another worktree changed too; nerdr worktree conflicts says whether they merge\n');
+      if (infos.some((i) => i.shared.length)) process.stderr.write('nerdr: SHARED counts files another worktree changed too; nerdr worktree conflicts says whether they merge\n');
     });
 
   wt.command('conflicts')
