@@ -49,15 +49,16 @@ function aheadBehind(a: number | null, b: number | null): string {
 /**
  * From an agent window, a worktree goes only with the agent windows that run in it, so only when
  * each is one this window may stop (src/supervisor/control.ts); said before anything else, so that
- * no refusal points it at `--force`. The supervisor refuses each stop as well.
+ * no refusal points it at `--force`. The supervisor refuses each stop as well. With `self`
+ * (land), its own window counts as one it may stop; the caller's window is returned.
  */
-async function refuseOthersWindows(cmd: Command, rec: WorktreeRecord, rows: AgentRow[]): Promise<void> {
+async function refuseOthersWindows(cmd: Command, rec: WorktreeRecord, rows: AgentRow[], opts: { self?: boolean } = {}): Promise<string | null> {
   const caller = callerSecret();
   const inIt = windowsIn(rec, rows);
-  if (!caller || inIt.length === 0) return;
+  if (!caller || inIt.length === 0) return null;
   const may = await call<{ all: boolean; caller?: string; windows: string[] }>(cmd, 'nerdr.may', { caller, action: 'stop' });
-  const others = may.all ? [] : inIt.filter((a) => !may.windows.includes(a.window));
-  if (others.length === 0) return;
+  const others = may.all ? [] : inIt.filter((a) => !may.windows.includes(a.window) && !(opts.self && a.window === may.caller));
+  if (others.length === 0) return may.caller ?? null;
   const me = rows.find((a) => a.window === may.caller);
   throw new NerdrError(
     `${me ? `${visible(me.name)} (${me.window})` : 'this'} is an agent window: it may remove only worktrees whose agent windows it started (or theirs), ` +
@@ -130,8 +131,10 @@ export function register(program: Command): void {
       for (const rec of recs) {
         const say = (line: string) => void out.write(`${rec.name}: ${line}\n`);
         try {
-          if (sock) await refuseOthersWindows(cmd, rec, rows);
+          // an agent may land its own worktree: its window is stopped last (src/worktrees/land.ts)
+          const self = sock ? await refuseOthersWindows(cmd, rec, rows, { self: true }) : null;
           const r = await landWorktree(rec, {
+            self,
             rebase: opts.rebase === true,
             check: cfg.check,
             copy: cfg.copy,

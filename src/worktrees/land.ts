@@ -49,6 +49,8 @@ export interface LandOptions {
   stopWindow: (a: AgentRow) => Promise<'stopped' | 'gone'>;
   /** One line per step. */
   say: (line: string) => void;
+  /** The window running this command, when it is an agent window: stopped last, after the clean-up it would otherwise cut short. */
+  self?: string | null;
 }
 
 export interface Landed {
@@ -56,7 +58,7 @@ export interface Landed {
   branch: string;
   base: string;
   repo: string;
-  how: 'fast-forward' | 'merge' | 'rebase' | 'nothing';
+  how: 'fast-forward' | 'merge' | 'rebase';
   /** The base before and after. */
   from: string;
   to: string;
@@ -74,6 +76,7 @@ export interface Landed {
 
 /** The last `n` non-empty lines of a program's output, each shown through visible(). */
 export function lastLines(text: string, n = 15): string[] {
+  if (!text.trim()) return ['(no output)'];
   return text.replace(/\s+$/, '').split('\n').slice(-n).map((l) => visible(l.replace(/\r$/, '')));
 }
 
@@ -263,36 +266,38 @@ async function refuseInTheWay(rec: WorktreeRecord, holder: string, incoming: str
 /** Lands one worktree's branch; throws LandRefused (nothing changed) or returns what was done. */
 export async function landWorktree(rec: WorktreeRecord, o: LandOptions): Promise<Landed> {
   const { holder, from, tip } = await preflight(rec, o);
-  const out: Landed = { name: rec.name, branch: rec.branch, base: rec.base, repo: rec.repo, how: 'nothing', from, to: from, files: [], checkout: holder, stopped: [], removed: false, branchDeleted: false, kept: [], notes: [] };
+  const out: Landed = { name: rec.name, branch: rec.branch, base: rec.base, repo: rec.repo, how: 'fast-forward', from, to: from, files: [], checkout: holder, stopped: [], removed: false, branchDeleted: false, kept: [], notes: [] };
   if (await isAncestor(rec.repo, tip, from)) {
-    o.say(`${visible(rec.base)} has every commit of ${visible(rec.branch)} already: nothing to merge`);
-  } else {
-    o.say(`${o.rebase ? 'rebasing' : 'merging'} ${visible(rec.branch)} onto ${visible(rec.base)} in a temporary worktree`);
-    const tmp = await tempWorktree(rec.repo, o.rebase ? tip : from);
-    try {
-      const r = await combine(rec, tmp.dir, from, tip, o.rebase);
-      out.to = r.to;
-      out.how = r.how;
-      out.files = await diffNames(rec.repo, from, r.to);
-      // the user's work in the way is said before a long check, not after
-      if (holder) await refuseInTheWay(rec, holder, out.files);
-      if (o.check) {
-        out.notes.push(...copyFiles(rec.repo, tmp.dir, o.copy).filter((n) => !/is not in/.test(n)));
-        await runCheck(rec, o.check, tmp.dir, o.say);
-      }
-      await moveBase(rec, holder, from, r.to);
-    } finally {
-      await tmp.dispose();
-    }
-    o.say(`moved ${visible(rec.base)} ${from.slice(0, 8)} → ${out.to.slice(0, 8)} (${out.how}${holder ? `, in ${holder}` : ''}; ${out.files.length} file${out.files.length === 1 ? '' : 's'})`);
+    // a worktree whose agent has committed nothing yet is not "done": its window is not stopped for it
+    throw new LandRefused('refused', `${visible(rec.base)} has every commit of ${visible(rec.branch)} already: nothing to land`, `to remove the worktree and its branch: nerdr worktree rm ${rec.name} --delete-branch`);
   }
+  o.say(`${o.rebase ? 'rebasing' : 'merging'} ${visible(rec.branch)} onto ${visible(rec.base)} in a temporary worktree`);
+  const tmp = await tempWorktree(rec.repo, o.rebase ? tip : from);
+  try {
+    const r = await combine(rec, tmp.dir, from, tip, o.rebase);
+    out.to = r.to;
+    out.how = r.how;
+    out.files = await diffNames(rec.repo, from, r.to);
+    // the user's work in the way is said before a long check, not after
+    if (holder) await refuseInTheWay(rec, holder, out.files);
+    if (o.check) {
+      out.notes.push(...copyFiles(rec.repo, tmp.dir, o.copy).filter((n) => !/is not in/.test(n)));
+      await runCheck(rec, o.check, tmp.dir, o.say);
+    }
+    await moveBase(rec, holder, from, r.to);
+  } finally {
+    await tmp.dispose();
+  }
+  o.say(`moved ${visible(rec.base)} ${from.slice(0, 8)} → ${out.to.slice(0, 8)} (${out.how}${holder ? `, in ${holder}` : ''}; ${out.files.length} file${out.files.length === 1 ? '' : 's'})`);
   await cleanUp(rec, o, out, tip);
   return out;
 }
 
 /** After the base moved: the windows stopped, the worktree removed, the branch deleted, each only when nothing is lost. */
 async function cleanUp(rec: WorktreeRecord, o: LandOptions, out: Landed, tip: string): Promise<void> {
-  for (const a of windowsIn(rec, o.agents)) {
+  const inIt = windowsIn(rec, o.agents);
+  const self = inIt.find((a) => a.window === o.self);
+  for (const a of inIt.filter((w) => w !== self)) {
     const which = `the agent window ${visible(a.name)} (${a.window}, ${a.agent})`;
     try {
       const r = await o.stopWindow(a);
@@ -329,6 +334,18 @@ async function cleanUp(rec: WorktreeRecord, o: LandOptions, out: Landed, tip: st
     out.branchDeleted = true;
     o.say(`deleted the branch ${visible(rec.branch)}`);
   }
+  if (self) {
+    const which = `the agent window ${visible(self.name)} (${self.window}, ${self.agent})`;
+    // said first: stopping it ends this command
+    o.say(`stopping ${which}, which runs this command`);
+    try {
+      await o.stopWindow(self);
+      out.stopped.push(which);
+    } catch (err) {
+      if (!(err instanceof NerdrError)) throw err;
+      out.kept.push(`${which} runs this command and was not stopped (${err.message}): exit its agent when it is done`);
+    }
+  }
 }
 
 /** The message for an agent whose branch conflicts with a base another branch landed on first. */
@@ -343,8 +360,8 @@ export function conflictMessage(rec: Pick<WorktreeRecord, 'branch' | 'base'>, co
 }
 
 /** Of the branches landed before, those that changed one of the conflicting files; all of them when none did. */
-export function landedFirst(landed: readonly Pick<Landed, 'branch' | 'base' | 'repo' | 'files' | 'how'>[], rec: Pick<WorktreeRecord, 'base' | 'repo'>, conflicts: readonly string[]): string[] {
-  const same = landed.filter((l) => l.repo === rec.repo && l.base === rec.base && l.how !== 'nothing');
+export function landedFirst(landed: readonly Pick<Landed, 'branch' | 'base' | 'repo' | 'files'>[], rec: Pick<WorktreeRecord, 'base' | 'repo'>, conflicts: readonly string[]): string[] {
+  const same = landed.filter((l) => l.repo === rec.repo && l.base === rec.base);
   const touching = same.filter((l) => l.files.some((f) => conflicts.includes(f)));
   return (touching.length ? touching : same).map((l) => l.branch);
 }

@@ -14,6 +14,7 @@ describe('land: pure parts', () => {
   it('keeps the last lines of a check, control characters shown', () => {
     expect(lastLines('a\nb\nc\n\n', 2)).toEqual(['b', 'c']);
     expect(lastLines('x\x1b]0;t\x07\r\n', 5)).toEqual(['x^[]0;t^G']);
+    expect(lastLines(' \n')).toEqual(['(no output)']);
   });
 
   it('finds the user\'s uncommitted files a landing would touch, a file turned folder too', () => {
@@ -23,8 +24,8 @@ describe('land: pure parts', () => {
   });
 
   it('names the branches that landed first: those touching the conflicting files, else all of that base', () => {
-    const l = (branch: string, files: string[], base = 'main', how: 'merge' | 'nothing' = 'merge') => ({ branch, base, repo: '/r', files, how });
-    const landed = [l('a', ['x']), l('b', ['y']), l('c', ['x'], 'dev'), l('d', ['x'], 'main', 'nothing')];
+    const l = (branch: string, files: string[], base = 'main', repo = '/r') => ({ branch, base, repo, files });
+    const landed = [l('a', ['x']), l('b', ['y']), l('c', ['x'], 'dev'), l('d', ['x'], 'main', '/other')];
     expect(landedFirst(landed, { base: 'main', repo: '/r' }, ['x'])).toEqual(['a']);
     expect(landedFirst(landed, { base: 'main', repo: '/r' }, ['z'])).toEqual(['a', 'b']);
     expect(landedFirst([], { base: 'main', repo: '/r' }, ['x'])).toEqual([]);
@@ -152,6 +153,9 @@ describe('land: on a real repository', () => {
   it('refuses a worktree with uncommitted work (it would go with the worktree); stops its windows; --rebase makes a straight line', async () => {
     const { repo, wt } = setup();
     const a = wt('feat/a');
+    // nothing committed yet: nothing to land, and its agent is not stopped for it
+    const none = (await landWorktree(a, opts()).catch((e: unknown) => e)) as LandRefused;
+    expect(none.message).toBe('main has every commit of feat/a already: nothing to land');
     commit(a.path, 'a.txt', 'A\n');
     writeFileSync(path.join(a.path, 'wip.txt'), 'x\n');
     const err = (await landWorktree(a, opts()).catch((e: unknown) => e)) as LandRefused;
@@ -164,5 +168,22 @@ describe('land: on a real repository', () => {
     expect(r).toMatchObject({ how: 'rebase', stopped: ['the agent window feat/a (@7, claude)'], removed: true, branchDeleted: true });
     expect(stopped).toEqual(['@7']);
     expect(g(repo, 'log', '--format=%s', 'main')).toBe('edit a.txt\nedit m.txt\nfirst\n');
+  });
+
+  it('an agent landing its own worktree: the others stop first, its own window last, after the worktree and branch went', async () => {
+    const { wt } = setup();
+    const a = wt('feat/a');
+    commit(a.path, 'a.txt', 'A\n');
+    const w = (window: string, name: string) => ({ name, window, agent: 'claude', state: 'idle', worktree: a.path, cwd: a.path }) as unknown as AgentRow;
+    const seen: [string, boolean][] = [];
+    const r = await landWorktree(a, opts({ agents: [w('@1', 'me'), w('@2', 'helper')], self: '@1', stopWindow: async (x) => (seen.push([x.window, existsSync(a.path)]), 'stopped') }));
+    expect(seen).toEqual([['@2', true], ['@1', false]]);
+    expect(r).toMatchObject({ removed: true, branchDeleted: true, kept: [] });
+    // refused by the supervisor (an agent may not stop itself under control = "own"): said, not thrown
+    const b = wt('feat/b');
+    commit(b.path, 'b.txt', 'B\n');
+    const { NerdrError } = await import('../../../src/errors.js');
+    const r2 = await landWorktree(b, opts({ agents: [{ ...w('@3', 'me'), worktree: b.path, cwd: b.path } as AgentRow], self: '@3', stopWindow: async () => { throw new NerdrError('not permitted'); } }));
+    expect(r2.kept).toEqual(['the agent window me (@3, claude) runs this command and was not stopped (not permitted): exit its agent when it is done']);
   });
 });
