@@ -89,3 +89,46 @@ describe('sharedByWorktree', () => {
     expect(m.get('/wt/d')).toEqual([]);
   });
 });
+
+describe('findConflicts on a real repository', () => {
+  it('lists shared files and predicts the conflict of two branches, touching nothing', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { findConflicts } = await import('../../../src/worktrees/conflicts.js');
+    const g = (cwd: string, ...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'nerdr-unit-conflicts-')));
+    try {
+      const repo = path.join(root, 'repo');
+      mkdirSync(repo);
+      g(repo, 'init', '-q', '-b', 'main');
+      g(repo, 'config', 'user.email', 't@example.com');
+      g(repo, 'config', 'user.name', 'T');
+      writeFileSync(path.join(repo, 'README'), 'one\n');
+      g(repo, 'add', '.');
+      g(repo, 'commit', '-qm', 'first');
+      const wt = (branch: string, text: string) => {
+        const where = path.join(root, branch);
+        g(repo, 'worktree', 'add', '-q', '-b', branch, where, 'main');
+        writeFileSync(path.join(where, 'README'), text);
+        g(where, 'commit', '-qam', branch);
+        return { name: branch, path: where, branch, base: 'main', repo, createdAt: '' };
+      };
+      const a = wt('a', 'one\na\n');
+      const b = wt('b', 'one\nb\n');
+      const before = g(repo, 'rev-parse', 'main');
+      const r = await findConflicts([a, b], [2, 39, 5]);
+      expect(r.worktrees.map((w) => w.intoBase)).toEqual([{ clean: true, conflicts: [] }, { clean: true, conflicts: [] }]);
+      expect(r.pairs).toEqual([{ repo, a: 'a', b: 'b', aBranch: 'a', bBranch: 'b', shared: [{ path: 'README', a: 'committed', b: 'committed' }], merge: { clean: false, conflicts: ['README'] }, notMergeChecked: [] }]);
+      expect(g(repo, 'rev-parse', 'main')).toBe(before);
+      // an old git: the shared files, no merge tried, and why
+      const old = await findConflicts([a, b], [2, 30, 0]);
+      expect(old.mergeChecked).toBe(false);
+      expect(old.notChecked).toMatch(/git 2\.30\.0 has no git merge-tree --write-tree/);
+      expect(old.pairs[0]).toMatchObject({ shared: [{ path: 'README' }], merge: { clean: null } });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
