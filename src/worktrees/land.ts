@@ -316,23 +316,31 @@ async function cleanUp(rec: WorktreeRecord, o: LandOptions, out: Landed, tip: st
   const c = await checkRemoval(rec, [], o.allowIgnored);
   const held = removalProblems({ ...c, branchOnly: [], running: [] }, rec, false);
   const now = await oid(rec.repo, `refs/heads/${rec.branch}`).catch(() => null);
-  if (held.length || (now !== null && now !== tip)) {
-    const why = now !== tip ? [`${visible(rec.branch)} got new commits while landing`] : held;
+  const moved = now !== null && now !== tip;
+  if (held.length || moved) {
+    const why = moved ? [`${visible(rec.branch)} got new commits while landing`] : held;
     out.kept.push(`kept the worktree ${rec.path} and the branch ${visible(rec.branch)}: ${why.join('; ')} (land it again, or nerdr worktree rm ${rec.name})`);
     return;
   }
-  if (existsSync(rec.path)) {
-    await gitOk(rec.repo, ['worktree', 'remove', rec.path], `git worktree remove ${rec.path}`);
-    o.say(`removed the worktree ${rec.path}`);
-  } else {
-    await git(rec.repo, ['worktree', 'prune']);
-    o.say(`the worktree's folder ${rec.path} was gone already: forgotten`);
-  }
-  out.removed = true;
-  if (now !== null) {
-    await gitOk(rec.repo, ['branch', '-D', rec.branch], `git branch -D ${rec.branch}`);
-    out.branchDeleted = true;
-    o.say(`deleted the branch ${visible(rec.branch)}`);
+  // the base has moved: from here a failure is said as something kept, never as "not landed"
+  try {
+    if (existsSync(rec.path)) {
+      await gitOk(rec.repo, ['worktree', 'remove', rec.path], `git worktree remove ${rec.path}`);
+      o.say(`removed the worktree ${rec.path}`);
+    } else {
+      await git(rec.repo, ['worktree', 'prune']);
+      o.say(`the worktree's folder ${rec.path} was gone already: forgotten`);
+    }
+    out.removed = true;
+    if (now !== null) {
+      await gitOk(rec.repo, ['branch', '-D', rec.branch], `git branch -D ${rec.branch}`);
+      out.branchDeleted = true;
+      o.say(`deleted the branch ${visible(rec.branch)}`);
+    }
+  } catch (err) {
+    if (!(err instanceof NerdrError)) throw err;
+    out.kept.push(`${err.message}; ${out.removed ? `the branch ${visible(rec.branch)} was kept` : `the worktree ${rec.path} and the branch ${visible(rec.branch)} were kept`} (nerdr worktree rm ${rec.name} --delete-branch)`);
+    return;
   }
   if (self) {
     const which = `the agent window ${visible(self.name)} (${self.window}, ${self.agent})`;
