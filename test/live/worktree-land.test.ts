@@ -85,7 +85,7 @@ describe.skipIf(!tmuxAvailable)('worktree land', () => {
     expect(git(at('second/x'), 'status', '--porcelain')).toBe('');
     expect((await row('second/x'))?.state).not.toBe('exited');
     // the agent's queue holds the message, naming the files and the branch that landed first
-    const inbox = JSON.parse((await env.nerdr('inbox', '--json')).stdout) as { kind: string; name: string; id: string; summary: string }[];
+    const inbox = (JSON.parse((await env.nerdr('inbox', '--json')).stdout) as { rows: { kind: string; name: string; id: string; summary: string }[] }).rows;
     const q = inbox.find((x) => x.kind === 'queued' && x.name === 'second/x');
     expect(q?.summary).toMatch(/the branch first\/x landed in main first, and your branch second\/x now conflicts with main in README/);
     const st = await env.nerdr('send', '--status', out.skipped[0]!.told[0]!.id);
