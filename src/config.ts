@@ -98,6 +98,8 @@ export interface WorktreesConfig {
   setup: string | null;
   /** Ignored files or folders (`build/`) `nerdr worktree rm` may delete without --force. */
   rm_ignored: string[];
+  /** `nerdr worktree land` runs this argv (no shell) on the merged result before the base moves; null: no check. */
+  check: string[] | null;
 }
 
 export interface ConfigProblem {
@@ -123,7 +125,7 @@ export function defaultAgentConfig(agent: string): AgentConfig {
 export function defaultConfig(): NerdrConfig {
   const agents: Record<string, AgentConfig> = {};
   for (const id of Object.keys(INTEGRATIONS)) agents[id] = defaultAgentConfig(id);
-  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null, rm_ignored: [] }, control: 'own', answer: 'none', limits: { ...DEFAULT_AGENT_LIMITS }, fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 } };
+  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null, rm_ignored: [], check: null }, control: 'own', answer: 'none', limits: { ...DEFAULT_AGENT_LIMITS }, fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 } };
 }
 
 /** The settings for one agent (defaults when the file does not mention it). */
@@ -266,7 +268,12 @@ function worktreesSection(value: unknown, into: WorktreesConfig, bad: (key: stri
       const r = copySchema.safeParse(v);
       if (r.success) into.rm_ignored = r.data;
       else bad(key, `must be a list of paths inside the checkout, without .. (got ${show(v)})`, 'none: rm refuses every ignored file');
-    } else bad(key, 'unknown key, ignored (known: root, copy, setup, rm_ignored)', 'nothing');
+    } else if (k === 'check') {
+      // an argv, never a shell: `check = ["npm", "test"]`
+      const r = commandSchema.safeParse(v);
+      if (r.success) into.check = r.data;
+      else bad(key, `must be a program and its arguments as a list of strings, e.g. ["npm", "test"] (got ${show(v)})`, 'no check');
+    } else bad(key, 'unknown key, ignored (known: root, copy, setup, rm_ignored, check)', 'nothing');
   }
 }
 
