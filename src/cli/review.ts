@@ -27,6 +27,7 @@ async function once(cmd: Command, target: string | undefined, json: boolean): Pr
   type Row = import('../review/follow.js').ReviewAgent;
   const folder = folderPin(target);
   let t;
+  let known: Row[] = [];
   if (folder) t = folderTarget(folder);
   else {
     const { agents } = await call<{ agents: Row[] }>(cmd, 'nerdr.ls', {}, { whenNone: () => ({ agents: [] }) });
@@ -37,7 +38,9 @@ async function once(cmd: Command, target: string | undefined, json: boolean): Pr
         throw new NerdrError(`no agent "${target}"; agents: ${list}`, 'name an agent by name, window id (@3) or pane id (%7), or a folder (./path)');
       }
       t = agentTarget(a);
+      known = agents;
     } else {
+      known = agents;
       const sock = await tmuxSocket(cmd);
       const session = await ownSession(sock);
       if (!session) throw new NerdrError('not inside tmux: there is no active window to review', 'name a target: nerdr review --once AGENT (or a folder: nerdr review --once ./path)');
@@ -45,7 +48,7 @@ async function once(cmd: Command, target: string | undefined, json: boolean): Pr
       if (!t) throw new NerdrError(`tmux shows no window for session ${session}`, 'name a target: nerdr review --once AGENT (or a folder: nerdr review --once ./path)');
     }
   }
-  const d = await gatherReview(t, dataDir());
+  const d = await gatherReview(t, dataDir(), undefined, (p) => known.find((a) => a.worktree === p)?.name ?? null);
   if (json) printJson(d);
   else process.stdout.write(reviewText(d));
 }

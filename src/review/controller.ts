@@ -109,7 +109,7 @@ export class ReviewController {
     this.gathering = true;
     const t = this.target;
     const hint = this.repo?.folder === t.folder ? this.repo.repo : null;
-    void gatherReview(t, this.deps.dataDir, hint)
+    void gatherReview(t, this.deps.dataDir, hint, (p) => this.agents.find((a) => a.worktree === p)?.name ?? null)
       .then(
         async (d) => {
           this.gathers++;

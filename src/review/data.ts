@@ -6,6 +6,9 @@ import { committedFiles, findRepo, type Repo, type ReviewFile } from './git.js';
 import { checkoutChanges } from '../worktrees/status.js';
 import { readNotes, type ReviewNote } from './notes.js';
 import type { ReviewTarget } from './follow.js';
+import { stateDir } from '../paths.js';
+import { findConflicts, sharedByWorktree } from '../worktrees/conflicts.js';
+import { WorktreeRegistry } from '../worktrees/registry.js';
 
 export interface ReviewData {
   window: string;
@@ -27,6 +30,12 @@ export interface ReviewData {
   behind: number | null;
   /** Staged, unstaged and untracked files, then those the commits since the base changed. */
   files: ReviewFile[];
+  /**
+   * In a worktree nerdr made: the files another nerdr worktree of the repository changed too,
+   * and whose (its agent's window name where known, else the worktree's name); worked out at each
+   * gather, which the panel's watch starts when files change (src/worktrees/conflicts.ts).
+   */
+  shared: { path: string; with: string[] }[];
   steps: ReviewNote[];
   why: ReviewNote[];
   /** How long gathering took (ms). */
@@ -57,14 +66,31 @@ function empty(t: ReviewTarget, problem: string | null): ReviewData {
     ahead: null,
     behind: null,
     files: [],
+    shared: [],
     steps: [],
     why: [],
     tookMs: 0,
   };
 }
 
+/**
+ * The files the worktree at `worktree` shares with the other nerdr worktrees of its repository,
+ * each with whose they are (`nameOf`: a worktree path's agent name, when known). Overlap only:
+ * no merge check here (`nerdr worktree conflicts` does those).
+ */
+export async function sharedWithOthers(worktree: string, nameOf: (path: string) => string | null = () => null): Promise<{ path: string; with: string[] }[]> {
+  const records = new WorktreeRegistry(stateDir()).list();
+  const mine = records.find((r) => r.path === worktree);
+  if (!mine) return [];
+  const same = records.filter((r) => r.repo === mine.repo);
+  if (same.length < 2) return [];
+  const report = await findConflicts(same, null, { merge: false });
+  const byName = new Map(same.map((r) => [r.name, nameOf(r.path) ?? r.name]));
+  return (sharedByWorktree(report).get(worktree) ?? []).map((s) => ({ path: s.path, with: s.with.map((n) => byName.get(n) ?? n) }));
+}
+
 /** `repoHint`: the repository found for this folder last time (saves a git run per refresh). */
-export async function gatherReview(t: ReviewTarget, dataDir: string, repoHint?: Repo | null): Promise<ReviewData> {
+export async function gatherReview(t: ReviewTarget, dataDir: string, repoHint?: Repo | null, nameOf?: (path: string) => string | null): Promise<ReviewData> {
   const t0 = performance.now();
   const notes = t.window ? readNotes(dataDir, { window: t.window, conversation: t.agent?.conversationId ?? null }, t.folder) : Promise.resolve({ steps: [], why: [] });
   let out: ReviewData;
@@ -87,6 +113,7 @@ export async function gatherReview(t: ReviewTarget, dataDir: string, repoHint?: 
           ahead: st.ahead,
           behind: st.behind,
           files: sortFiles([...st.files, ...committed]),
+          shared: t.worktree ? await sharedWithOthers(t.worktree, nameOf).catch(() => []) : [],
         };
       } catch (err) {
         out = { ...empty(t, `git cannot read ${repo.top}: ${(err as Error).message}`), repo: repo.top, gitDir: repo.gitDir };

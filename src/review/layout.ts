@@ -95,8 +95,9 @@ function counts(f: ReviewFile): string {
 }
 
 /** One file: its status letter, path (shortened from the left) and +/- counts at the right edge. */
-export function fileLine(f: ReviewFile, width: number): string {
-  const right = counts(f);
+export function fileLine(f: ReviewFile, width: number, sharedWith: readonly string[] = []): string {
+  // a file another agent's worktree changed too: ⇄ and who, before the counts
+  const right = (sharedWith.length ? `⇄ ${visible(sharedWith.join(','))} ` : '') + counts(f);
   const name = visible(f.from ? `${f.from} → ${f.path}` : f.path);
   const room = Math.max(1, width - 2 - right.length - 1);
   const shown = fitStart(name, room);
@@ -104,14 +105,15 @@ export function fileLine(f: ReviewFile, width: number): string {
 }
 
 /** The files grouped by kind, in the order staged, unstaged, untracked, committed since the base. */
-export function fileList(files: readonly ReviewFile[], width: number, base: string | null): ListRow[] {
+export function fileList(files: readonly ReviewFile[], width: number, base: string | null, shared: readonly { path: string; with: string[] }[] = []): ListRow[] {
+  const others = new Map(shared.map((s) => [s.path, s.with]));
   const rows: ListRow[] = [];
   for (const kind of ['staged', 'unstaged', 'untracked', 'committed'] as const) {
     const mine = files.map((f, i) => [f, i] as const).filter(([f]) => f.kind === kind);
     if (mine.length === 0) continue;
     const title = kind === 'committed' && base ? `committed since ${base}` : SECTION[kind];
     rows.push({ kind: 'title', text: fitEnd(`${title} (${mine.length})`, width) });
-    for (const [f, i] of mine) rows.push({ kind: 'item', index: i, text: fileLine(f, width) });
+    for (const [f, i] of mine) rows.push({ kind: 'item', index: i, text: fileLine(f, width, others.get(f.path)) });
   }
   return rows;
 }

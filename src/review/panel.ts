@@ -164,7 +164,7 @@ export class ReviewPanel {
     const H = Math.max(4, (this.screen.height as number) || 24);
     const inner = Math.max(4, W - 2);
     const d = this.data;
-    this.fileRows = d ? fileList(d.files, inner, d.base) : [];
+    this.fileRows = d ? fileList(d.files, inner, d.base, d.shared) : [];
     this.noteRows = d ? noteList(d.steps, d.why, inner, d.folder) : [];
     const L = layout(W, H, Math.max(1, this.fileRows.length), this.noteRows.length);
     const place = (b: blessed.Widgets.BoxElement, box: { top: number; height: number }): void => {

@@ -21,7 +21,11 @@ export function reviewText(d: ReviewData): string {
     else {
       out.push('files');
       const w = Math.max(...d.files.map((f) => f.kind.length));
-      for (const f of d.files) out.push(`  ${f.kind.padEnd(w)}  ${f.status} ${visible(f.from ? `${f.from} → ` : '')}${visible(f.path)}  ${counts(f.added, f.removed)}`);
+      const others = new Map(d.shared.map((s) => [s.path, s.with]));
+      for (const f of d.files) {
+        const also = others.get(f.path);
+        out.push(`  ${f.kind.padEnd(w)}  ${f.status} ${visible(f.from ? `${f.from} → ` : '')}${visible(f.path)}  ${counts(f.added, f.removed)}${also ? `  ⇄ also changed by ${visible(also.join(', '))}` : ''}`);
+      }
     }
   }
   if (d.steps.length) {

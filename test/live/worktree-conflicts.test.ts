@@ -83,5 +83,9 @@ describe.skipIf(!tmuxAvailable)('worktree conflicts', () => {
     const lsText = await env.nerdrWith(['worktree', 'ls'], { cwd: repo });
     expect(lsText.stdout.split('\n')[0]).toMatch(/CHANGED\s+AHEAD\/BEHIND\s+SHARED\s+LAST COMMIT/);
     expect(lsText.stdout).toMatch(/^feat-b\s.*\s0\s+\+1 -0\s+1\s/m);
+    // the review of a's window marks README as changed by the other agents too (their window names)
+    const rev = JSON.parse((await env.nerdr('review', '--once', '--json', 'feat/a')).stdout) as { shared: { path: string; with: string[] }[] };
+    expect(rev.shared).toEqual([{ path: 'README', with: ['feat/b', 'feat/c'] }]);
+    expect((await env.nerdr('review', '--once', 'feat/a')).stdout).toMatch(/README.*also changed by feat\/b, feat\/c/);
   });
 });

@@ -61,6 +61,13 @@ describe('list rows', () => {
     expect(fileLine(file({ added: null, removed: null }), 20).endsWith('bin')).toBe(true);
     expect(fileLine(file({ status: 'R', from: 'old.ts', path: 'new.ts' }), 40)).toContain('old.ts → new.ts');
   });
+  it("a file another agent's worktree changed too: ⇄ and who, before the counts; names shown, never obeyed", () => {
+    const l = fileLine(file({ path: 'README', added: 1, removed: 0 }), 40, ['feat/b', 'x\x1b]0;T\x07']);
+    expect([...l].length).toBe(40);
+    expect(l).toMatch(/^M README\s+⇄ feat\/b,x\^\[\]0;T\^G \+1 -0$/);
+    const rows = fileList([file({ path: 'README' }), file({ path: 'other' })], 60, null, [{ path: 'README', with: ['feat/b'] }]);
+    expect(rows.filter((r) => r.kind === 'item').map((r) => r.text.includes('⇄ feat/b'))).toEqual([true, false]);
+  });
   it('groups files by kind under titles; items point back at their file', () => {
     const files = [file({ kind: 'staged', path: 's' }), file({ kind: 'unstaged', path: 'u' }), file({ kind: 'untracked', path: 'n', status: '?' }), file({ kind: 'committed', path: 'c' })];
     const rows = fileList(files, 40, 'main');
