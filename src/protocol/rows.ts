@@ -46,4 +46,9 @@ export interface AgentRow {
   worktree: string | null;
   branch: string | null;
   base: string | null;
+  /**
+   * In a worktree nerdr made: what its branch would conflict with (its base, other branches),
+   * checked when its agent ends a turn; null when it merges cleanly or was not checked.
+   */
+  conflict: string | null;
 }

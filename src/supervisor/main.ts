@@ -215,7 +215,7 @@ function reportToHerdr(sup: Supervisor, socket: string, log: Logger): void {
   let timer: Timer | null = null;
   const push = (): void => {
     timer = null;
-    up.update([...sup.agents.values()].map((a) => agentRow(a, sup.messages)));
+    up.update([...sup.agents.values()].map((a) => agentRow(a, sup.messages, sup.conflicts)));
   };
   sup.on('change', () => void (timer ??= sup.clock.after(100, push)));
   push();
@@ -228,7 +228,7 @@ function reportToHerdr(sup: Supervisor, socket: string, log: Logger): void {
   const focus = new FocusSwitch();
   sup.on('subscription', (name, value) => {
     if (name !== FOCUS_SUBSCRIPTION) return;
-    const go = focus.focused(value, [...sup.agents.values()].map((a) => agentRow(a, sup.messages)));
+    const go = focus.focused(value, [...sup.agents.values()].map((a) => agentRow(a, sup.messages, sup.conflicts)));
     if (!go) return;
     if ('stay' in go) return log('info', `inside herdr: focus of ${go.client}; staying: ${go.stay}`);
     const a = [...sup.agents.values()].find((x) => x.id === go.agent.id);

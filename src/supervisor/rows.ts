@@ -4,7 +4,7 @@ import type { AgentRow } from '../protocol/index.js';
 import type { WatchedAgent } from './agent.js';
 import type { Messenger } from './messages.js';
 
-export function agentRow(a: WatchedAgent, messages: Pick<Messenger, 'queue'>): AgentRow {
+export function agentRow(a: WatchedAgent, messages: Pick<Messenger, 'queue'>, conflicts?: { mark(path: string | null): string | null }): AgentRow {
   const first = a.links[0];
   const v = a.arbiter.view();
   const q = messages.queue(a);
@@ -41,5 +41,6 @@ export function agentRow(a: WatchedAgent, messages: Pick<Messenger, 'queue'>): A
     worktree: a.worktree,
     branch: a.branch,
     base: a.base,
+    conflict: conflicts?.mark(a.worktree) ?? null,
   };
 }

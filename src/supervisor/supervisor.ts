@@ -26,6 +26,8 @@ import { QueueStore, type Receipt } from '../store/queue.js';
 import { SessionStore } from '../store/sessions.js';
 import { SessionSaver } from './saver.js';
 import { ViewWatcher } from './views.js';
+import { ConflictWatch } from './conflict-watch.js';
+import { WorktreeRegistry } from '../worktrees/registry.js';
 import { ActiveWindows, type ActiveWindow } from './active.js';
 import { endStaleClients } from './stale.js';
 import { Notifier, type NotifyChannels } from './notify.js';
@@ -90,6 +92,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Panes created by `nerdr new` in this process: their agent starts now (startup grace). */
   private readonly fresh = new Set<string>();
   private readonly views: ViewWatcher;
+  /** Whose branch would conflict (a mark in its light): checked when a worktree's agent ends a turn. */
+  readonly conflicts: ConflictWatch;
   /** Each user session's current window, for `nerdr review`. */
   readonly active: ActiveWindows;
   readonly messages: Messenger;
@@ -139,6 +143,19 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         if (this.messages.queue(a).stalledAt !== null) this.views.schedule();
       },
       receipt: (a, r) => this.emit('receipt', a, r),
+    });
+    this.conflicts = new ConflictWatch({
+      clock: this.clock,
+      log: opts.log,
+      records: () => new WorktreeRegistry(opts.stateDir).list(),
+      changed: (paths) => {
+        for (const a of this.agents.values()) {
+          if (a.worktree && paths.includes(a.worktree)) {
+            this.paint(a);
+            this.emit('change', a);
+          }
+        }
+      },
     });
     this.views = new ViewWatcher({
       agents,
@@ -381,6 +398,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private settled(a: WatchedAgent, u: { stateChanged: boolean; change: boolean }): void {
     if (u.stateChanged) {
       if (a.state === 'done') this.views.schedule();
+      // a turn ended: its files may have changed, and with them what its branch conflicts with
+      if (a.worktree && (a.state === 'done' || a.state === 'idle')) this.conflicts.turnEnded(a.worktree);
       if (a.state === 'done' || a.state === 'blocked') this.announce(a);
       this.messages.stateChanged(a);
     }
@@ -410,7 +429,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private paint(a: WatchedAgent): void {
-    this.lights.set(a.windowId, { state: a.state, kind: a.background ? 'background' : a.state, suffix: this.messages.suffix(a) });
+    const conflict = this.conflicts.mark(a.worktree) !== null ? ' ⚠' : '';
+    this.lights.set(a.windowId, { state: a.state, kind: a.background ? 'background' : a.state, suffix: this.messages.suffix(a) + conflict });
   }
 
   // ---- notifications ---------------------------------------------------------------------
@@ -626,6 +646,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.stopCause = cause;
     this.scanTimer?.cancel();
     this.views.dispose();
+    this.conflicts.dispose();
     this.saver.dispose();
     this.statusFiles.dispose();
     for (const a of this.agents.values()) a.dispose();

@@ -88,4 +88,38 @@ describe.skipIf(!tmuxAvailable)('worktree conflicts', () => {
     expect(rev.shared).toEqual([{ path: 'README', with: ['feat/b', 'feat/c'] }]);
     expect((await env.nerdr('review', '--once', 'feat/a')).stdout).toMatch(/README.*also changed by feat\/b, feat\/c/);
   });
+
+  it("when a worktree's agent ends a turn, a branch that would conflict gets ⚠ in its light and `conflict` in ls; resolved, it goes", async () => {
+    const names = ['feat/x', 'feat/y'];
+    const wins: string[] = [];
+    for (const b of names) {
+      const r = await env.nerdrWith(['new', 'demo', '-d', '--worktree', b, '--', '--auto', '0', '--work', '1'], { cwd: repo });
+      expect(r.code, r.stderr).toBe(0);
+      wins.push(r.stdout.trim());
+    }
+    const at = (b: string) => path.join(wtRoot, b.replace('/', '-'));
+    for (const [i, b] of names.entries()) {
+      // a file of their own (the first test's worktrees changed README)
+      writeFileSync(path.join(at(b), 'shared.txt'), `from ${b}\n`);
+      git(at(b), 'add', 'shared.txt');
+      git(at(b), 'commit', '-qm', `${b} adds shared.txt`);
+      void i;
+    }
+    const light = (w: string) => env.tmuxOk('show-options', '-wv', '-t', w, '@nerdr_light');
+    const rows = async () => (await env.lsJson()) as unknown as { window: string; conflict: string | null; state: string }[];
+    await waitFor(async () => (await rows()).filter((r) => wins.includes(r.window)).every((r) => r.state === 'idle'), { what: 'both agents idle' });
+    // a turn of x ends: the repository's branches are checked
+    await env.tmuxOk('send-keys', '-t', wins[0]!, 'go', 'Enter');
+    await waitFor(async () => (await rows()).find((r) => r.window === wins[0])?.conflict === 'feat/y', { what: 'x to be marked as conflicting with feat/y', timeoutMs: 20_000 }).catch(async (err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify(await rows())}`);
+    });
+    expect((await rows()).find((r) => r.window === wins[1])?.conflict).toBe('feat/x');
+    expect(await light(wins[0]!)).toContain('⚠');
+    // y's agent takes x's line: nothing conflicts any more, the marks go at its next turn's end
+    writeFileSync(path.join(at('feat/y'), 'shared.txt'), 'from feat/x\n');
+    git(at('feat/y'), 'commit', '-qam', 'y takes x');
+    await env.tmuxOk('send-keys', '-t', wins[1]!, 'go', 'Enter');
+    await waitFor(async () => (await rows()).filter((r) => wins.includes(r.window)).every((r) => r.conflict === null), { what: 'the marks to go', timeoutMs: 20_000 });
+    expect(await light(wins[0]!)).not.toContain('⚠');
+  });
 });

@@ -106,7 +106,7 @@ export function supervisorHost(sup: Supervisor, opts: HostOptions): MethodHost {
     events: sup,
     windows: () => [...sup.agents.values()],
     watching: (a) => sup.agents.get(a.paneId) === a,
-    row: (a) => agentRow(a, sup.messages),
+    row: (a) => agentRow(a, sup.messages, sup.conflicts),
     bySecret: (secret) => sup.windowBySecret(secret),
     control: opts.control ?? configControl,
     info: () => ({
@@ -130,7 +130,7 @@ function inboxHost(sup: Supervisor, snoozes: Snoozes): InboxHost {
   return {
     snoozes,
     window: (a) => ({
-      row: agentRow(a, sup.messages),
+      row: agentRow(a, sup.messages, sup.conflicts),
       screen: () => (a.mirror ? { text: a.mirror.renderText(), ansi: a.mirror.renderAnsi() } : null),
       dialogs: integrationFor(a.agent)?.dialogs ?? null,
       queue: sup.messages.queue(a),
@@ -152,7 +152,7 @@ function restoreHost(sup: Supervisor): RestoreHost<WatchedAgent> {
     run: (cmd) => sup.run(cmd),
     live: () =>
       [...sup.agents.values()].map((a) => {
-        const row = agentRow(a, sup.messages);
+        const row = agentRow(a, sup.messages, sup.conflicts);
         return { session: row.session, index: row.windowIndex, agent: row.agent, cwd: row.cwd, conversationId: row.conversationId, exited: row.state === 'exited' };
       }),
     agent: (pane) => sup.agents.get(pane),
