@@ -317,9 +317,9 @@ export async function fleetInbox(cmd: Command): Promise<{ rows: InboxRow[]; erro
       if (!host) return;
       const r = await captureRemote(cfg, host, ['inbox', '--json']);
       try {
-        if (r.code !== 0) throw new Error(r.stderr.trim().split('\n').at(-1) || `exit ${r.code}`);
+        if (r.code !== 0) throw new NerdrError(r.stderr.trim().split('\n').at(-1) || `exit ${r.code}`, undefined, { code: 'failed' });
         const got = JSON.parse(r.stdout) as { rows?: unknown };
-        if (!Array.isArray(got.rows)) throw new Error('its answer holds no rows');
+        if (!Array.isArray(got.rows)) throw new NerdrError('its answer holds no rows', undefined, { code: 'invalid_response' });
         for (const row of got.rows as InboxRow[]) rows.push({ ...row, host: h.name });
       } catch (err) {
         errors.push({ host: h.name, message: `its inbox could not be read: ${visible((err as Error).message)}` });

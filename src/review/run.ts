@@ -8,7 +8,7 @@ import blessed from 'blessed';
 import { NerdrError } from '../errors.js';
 import { request, subscribe, SocketRequestError, type Subscription } from '../supervisor/socket/index.js';
 import { serverFiles } from '../paths.js';
-import { callerSecret } from '../cli/context.js';
+import { callerSecret, socketError } from '../cli/context.js';
 import { visible } from '../text.js';
 import { commentMessage } from './comment.js';
 import { tmux } from '../tmux/server.js';
@@ -109,7 +109,7 @@ function actions(sock: string, session: string | null, refresh: () => void, open
     refresh,
     comment: async (d, place, text) => {
       const r = (await request(serverFiles(sock).socket, 'nerdr.send', { target: d.window, message: commentMessage(place, text), caller: callerSecret() }, { timeoutMs: 10_000 }).catch((err: unknown) => {
-        throw err instanceof SocketRequestError ? new Error(err.message) : err;
+        throw err instanceof SocketRequestError ? socketError(err) : err;
       })) as { id: string; position: number };
       return `comment on ${visible(place.file)}:${place.line} queued for ${visible(d.agent?.name ?? d.windowName)} (#${r.position}, ${r.id})`;
     },

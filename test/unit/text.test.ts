@@ -68,6 +68,7 @@ describe('the outputs that use it', () => {
       window: '@1', windowName: 'w', session: '$1', agent: null, folder: '/f\x1b', repo: '/f', gitDir: '/f/.git', problem: null, worktree: null,
       branch: 'b\x1b]0;x\x07', head: null, base: null, ahead: null, behind: null,
       files: [{ path: 'p\x1b[31m', from: null, kind: 'untracked', status: '?', added: 1, removed: 0 }],
+      shared: [{ path: 'p\x1b[31m', with: ['other\x1b]0;T\x07'] }],
       steps: [{ kind: 'step', time: '', text: 's\x1b]52;c;x\x07\nmore', file: null, line: null }],
       why: [{ kind: 'why', time: '', text: 'y\x9b', file: null, line: null }],
       tookMs: 1,
