@@ -47,7 +47,7 @@ export type View = 'inbox' | 'agents';
 
 const HELP: Record<View, string> = {
   agents: ' ↑↓/jk select · enter go · s send · x stop · Tab inbox · q quit',
-  inbox: ' ↑↓ select · 1-9/a/A/d answer · B all alike · z/Z snooze · x cancel message · enter go · Tab agents · q quit',
+  inbox: ' ↑↓ select · 1-9/a/A/d answer · B bulk · z/Z snooze · x cancel · enter go · Tab agents · q quit',
 };
 
 export class Dashboard {
