@@ -194,9 +194,11 @@ export class Dashboard {
     this.layout();
     if (this.view === 'inbox') this.drawInbox();
     else this.drawAgents();
-    const inbox = `${this.view === 'inbox' ? '{inverse}' : ''} inbox ${this.inboxRows.length} ${this.view === 'inbox' ? '{/inverse}' : ''}`;
-    const agents = `${this.view === 'agents' ? '{inverse}' : ''} ${this.rows.length} agent${this.rows.length === 1 ? '' : 's'} ${this.view === 'agents' ? '{/inverse}' : ''}`;
-    this.header.setContent(` {bold}nerdr{/bold} ·${inbox}·${agents} ${this.counts()}`);
+    // the view shown in inverse; `nerdr · N agents` reads as it always did
+    const tab = (view: View, text: string): string => (this.view === view ? `{inverse}${text}{/inverse}` : text);
+    const agents = tab('agents', `${this.rows.length} agent${this.rows.length === 1 ? '' : 's'}`);
+    const inbox = tab('inbox', `inbox ${this.inboxRows.length}`);
+    this.header.setContent(` {bold}nerdr{/bold} · ${agents} · ${inbox}  ${this.counts()}`);
     if (this.mode === 'list') this.footer.setContent(this.message ? ` ${escapeTags(this.message)}` : `{bold}${HELP[this.view]}{/bold}`);
     this.screen.render();
   }
@@ -323,7 +325,7 @@ export class Dashboard {
     if (this.mode === 'prompt') return; // the textbox has the keys
     if (this.swallowReturn && key?.name === 'return') return;
     if (this.mode === 'confirm') return this.onConfirmKey(ch, key);
-    if (this.mode === 'choose') return this.onChooseKey(key?.full ?? key?.name ?? ch ?? '');
+    if (this.mode === 'choose') return this.onChooseKey(typed(ch, key));
     this.message = null;
     const name = key?.full ?? key?.name ?? ch;
     switch (name) {
@@ -350,7 +352,7 @@ export class Dashboard {
         return this.quit();
     }
     if (this.view === 'agents' && name === 'x') return this.confirmStop();
-    const act = this.view === 'inbox' && name ? inboxAction(name, this.selectedPrompt()) : null;
+    const act = this.view === 'inbox' ? inboxAction(typed(ch, key), this.selectedPrompt()) : null;
     if (act) return this.act(act);
     this.draw();
   }
@@ -527,6 +529,12 @@ export class Dashboard {
       (err: Error) => this.say(`${notOk}: ${err.message}`),
     ).finally(() => this.refreshInbox());
   }
+}
+
+/** The character typed, for the inbox's keys: blessed names `A` as `S-a` and a digit by itself. */
+function typed(ch: string | undefined, key: blessed.Widgets.Events.IKeyEventArg | undefined): string {
+  if (ch && ch.length === 1 && !key?.ctrl && !key?.meta) return ch;
+  return key?.full ?? key?.name ?? ch ?? '';
 }
 
 /** The text on the screen, one string per row (what a test or a bug report looks at). */

@@ -139,7 +139,7 @@ describe('dashboard screen', () => {
     d.dash.update(AGENTS);
     await settle();
     const text = d.text();
-    expect(text[0]).toContain('3 agents');
+    expect(text[0]).toContain('nerdr · 3 agents · inbox 0');
     const row = (name: string) => text.find((l) => l.includes(name)) ?? '';
     expect(row('writer')).toMatch(/● writer\s+codex\s+working\s+5s\s+-\s+~\/src\/app/);
     expect(row('fixer')).toMatch(/● fixer\s+claude\s+blocked\s+1m\s+2\s+~\/src\/app/);

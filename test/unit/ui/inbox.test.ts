@@ -193,7 +193,7 @@ describe('the dashboard opens on the inbox', () => {
   it("a key the dialog has no option for says so and answers nothing", async () => {
     const d = open(() => [ASKER]);
     await settle();
-    d.key('A', 'A');
+    d.key('S-a', 'A'); // blessed's name for a capital
     await settle();
     expect(d.calls.answer).toEqual([]);
     expect(d.text()).toContain('the dialog has no always option');
@@ -221,7 +221,7 @@ describe('the dashboard opens on the inbox', () => {
   it('B asks which option, then confirms with the count, then answers each prompt showing the same dialog', async () => {
     const d = open(() => [ASKER, TWIN, QUEUED]);
     await settle();
-    d.key('B', 'B');
+    d.key('S-b', 'B'); // blessed's name for a capital
     expect(d.text()).toContain('answer every prompt showing this dialog with which option?');
     d.key('1', '1');
     expect(d.text()).toContain('answer 2 prompts showing this dialog with 1. Yes?');
@@ -234,7 +234,7 @@ describe('the dashboard opens on the inbox', () => {
     ]);
     expect(d.text()).toContain('answered 2 prompts: 1. Yes');
     // any other key than y answers none
-    d.key('B', 'B');
+    d.key('S-b', 'B'); // blessed's name for a capital
     d.key('a', 'a');
     d.key('n', 'n');
     await settle();
@@ -247,7 +247,7 @@ describe('the dashboard opens on the inbox', () => {
     d.key('z', 'z');
     await settle();
     expect(d.calls.snooze).toEqual([[DONE.id, SNOOZE_MS]]);
-    d.key('Z', 'Z');
+    d.key('S-z', 'Z'); // blessed's name for a capital
     await settle();
     for (const ch of '2h') d.key(ch, ch);
     d.key('enter', '\r');
