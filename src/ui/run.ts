@@ -49,6 +49,17 @@ export function fleetAgentInfo(host: string, r: RemoteAgent): AgentInfo {
   };
 }
 
+/**
+ * What a fleet host's nerdr refused, as an error here: its `nerdr: what failed` line (not the
+ * `fix:` after it), and the code its exit status keeps (7: the prompt changed).
+ */
+export function hostError(host: string, args: string[], status: number, stderr: string): NerdrError {
+  const lines = stderr.trim().split('\n');
+  const said = lines.find((l) => l.startsWith('nerdr: '))?.slice('nerdr: '.length) ?? lines.pop() ?? '';
+  const code = status === exitFor('prompt_changed') ? 'prompt_changed' : undefined;
+  return new NerdrError(`${host}: ${visible(said) || `exit ${status}`}`, `try it by hand: nerdr ${args.join(' ')} on ${host} (nerdr fleet ls shows how it is reached)`, code ? { code } : {});
+}
+
 interface Client {
   name: string;
   session: string;
@@ -92,13 +103,7 @@ function socketActions(opts: RunDashOptions, client: Client | null): SocketActio
     const { captureRemote, refuseAgentWindow } = await import('../cli/fleet.js');
     refuseAgentWindow(args[0]!, `${host}:${args[1] ?? ''}`);
     const r = await captureRemote(fleet!, fleet!.hosts[host]!, args);
-    if (r.code !== 0) {
-      // the host's nerdr says `nerdr: what failed` then `  fix: …`; its exit status keeps the code
-      const lines = r.stderr.trim().split('\n');
-      const said = lines.find((l) => l.startsWith('nerdr: '))?.slice('nerdr: '.length) ?? lines.pop() ?? '';
-      const code = r.code === exitFor('prompt_changed') ? 'prompt_changed' : undefined;
-      throw new NerdrError(`${host}: ${visible(said) || `exit ${r.code}`}`, `try it by hand: nerdr ${args.join(' ')} on ${host} (nerdr fleet ls shows how it is reached)`, code ? { code } : {});
-    }
+    if (r.code !== 0) throw hostError(host, args, r.code, r.stderr);
     return r.stdout;
   };
   /** The fleet's connected hosts' inboxes (one `nerdr inbox --json` each over ssh), kept for `inbox()`. */

@@ -4,6 +4,7 @@ import { inboxAction, inboxCells, inboxDetail, sameDialog, samePlace, SNOOZE_MS 
 import type { AgentInfo } from '../../../src/ui/rows.js';
 import type { AnswerChoice, Dialog, InboxRow } from '../../../src/protocol/index.js';
 import { NerdrError } from '../../../src/errors.js';
+import { hostError } from '../../../src/ui/run.js';
 import { fakeScreen } from './screen.js';
 
 const NOW = 1_800_000_000_000;
@@ -112,6 +113,16 @@ describe('inbox keys', () => {
     const next = row({ id: 'p-new' });
     expect(samePlace([FAR, QUEUED, next], ASKER)).toBe(next);
     expect(samePlace([row({ id: 'p-x', host: 'box' })], ASKER)).toBeUndefined();
+  });
+});
+
+describe('fleet rows', () => {
+  it("a host's refusal keeps its words and, from exit 7, the code that selects the new prompt", () => {
+    const e = hostError('box', ['answer', '@7', '1', '--prompt', 'p9'], 7, 'nerdr: the prompt changed: remote (@7) now shows prompt p10\x1b[2J\n  fix: read it\n');
+    expect(e.code).toBe('prompt_changed');
+    expect(e.message).toBe('box: the prompt changed: remote (@7) now shows prompt p10^[[2J');
+    expect(hostError('box', ['inbox', 'snooze', 'x', '900s'], 255, 'ssh: connect to host box: Connection refused\n').message).toBe('box: ssh: connect to host box: Connection refused');
+    expect(hostError('box', ['send'], 1, '').message).toBe('box: exit 1');
   });
 });
 
