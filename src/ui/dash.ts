@@ -68,8 +68,11 @@ export class Dashboard {
   private inboxRows: InboxRow[] = [];
   private inboxSelected: string | null = null;
   private inboxTop = 0;
-  /** After "the prompt changed": select that window's prompt once the inbox is read again. */
-  private reselect: InboxRow | null = null;
+  /** After "the prompt changed": select that window's prompt in the first inbox read after `read`. */
+  private reselect: { row: InboxRow; read: number } | null = null;
+  /** Inbox reads started so far. */
+  private reads = 0;
+  private closed = false;
   private loading = false;
   private loadAgain = false;
   private mode: Mode = 'list';
@@ -113,24 +116,28 @@ export class Dashboard {
    * calls while one read is out make one more read once it is back.
    */
   refreshInbox(): void {
+    if (this.closed) return;
     if (this.loading) {
       this.loadAgain = true;
       return;
     }
     this.loading = true;
+    const read = ++this.reads;
     this.actions
       .inbox()
       .then(
         (rows) => {
+          if (this.closed) return;
           this.inboxRows = rows;
-          const again = this.reselect && samePlace(rows, this.reselect);
-          if (again) {
-            this.inboxSelected = inboxKey(again);
+          // a read that started before the refusal may still show the old prompt
+          if (this.reselect && read > this.reselect.read) {
+            const again = samePlace(rows, this.reselect.row);
+            if (again) this.inboxSelected = inboxKey(again);
             this.reselect = null;
           }
           this.draw();
         },
-        (err: Error) => this.say(`the inbox could not be read: ${err.message}`),
+        (err: Error) => void (this.closed || this.say(`the inbox could not be read: ${err.message}`)),
       )
       .finally(() => {
         this.loading = false;
@@ -163,6 +170,7 @@ export class Dashboard {
   }
 
   quit(): void {
+    this.closed = true;
     if (this.tick) clearInterval(this.tick);
     this.tick = null;
     this.finished();
@@ -509,7 +517,7 @@ export class Dashboard {
           failed.push(rows.length === 1 ? e.message : `${rowName(r)}: ${e.message}`);
         }
       }
-      if (changed) this.reselect = changed;
+      if (changed) this.reselect = { row: changed, read: this.reads };
       if (failed.length === 0) this.say(`answered ${one}: ${label}`);
       else if (rows.length === 1) this.say(`not answered: ${failed[0]}`);
       else this.say(`${rows.length - failed.length} of ${rows.length} answered; not: ${failed.join('; ')}`);
