@@ -8,7 +8,7 @@ import { callerSecret, ensureSupervisor, hasNerdrWindows, supervisorAnswers, tmu
 export function register(program: Command): void {
   program
     .command('dash')
-    .description('a live dashboard of every agent: lights, states, queues and a preview; enter goes to one, s sends, x stops')
+    .description('a live dashboard: first the inbox (every prompt, finished turn and queued message that waits for you, answered with one key: 1-9, a, A, d; B all alike; z snooze; x cancels a message), Tab the agents (lights, states, queues, a preview; enter goes to one, s sends, x stops)')
     .option('-c, --client <name>', 'the tmux client that enter switches (default: the one running the dashboard)')
     .option('--fleet', "also the fleet's hosts' agents, named HOST:NAME (docs/fleet.md)")
     .action(async (opts: { client?: string; fleet?: boolean }, cmd: Command) => {

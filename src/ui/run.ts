@@ -1,15 +1,20 @@
 // Runs the dashboard against a supervisor: the agent list from the nerdr.subscribe stream
-// (no polling), screens from nerdr.read, messages through nerdr.send, stops through
-// nerdr.stop-agent, jumps with a one-shot `tmux switch-client`.
+// (no polling), the inbox from nerdr.inbox read again after each of its events, screens from
+// nerdr.read, messages through nerdr.send, stops through nerdr.stop-agent, answers, snoozes and
+// cancels through nerdr.answer, nerdr.snooze and nerdr.cancel, jumps with a one-shot
+// `tmux switch-client`. A fleet host's rows and agents are acted on with the host's own nerdr
+// over ssh.
 
 import blessed from 'blessed';
-import { NerdrError } from '../errors.js';
+import { exitFor, NerdrError } from '../errors.js';
+import { visible } from '../text.js';
 import { request, subscribe, SocketRequestError } from '../supervisor/socket/index.js';
 import { tmux } from '../tmux/server.js';
 import { Dashboard, type DashActions } from './dash.js';
 import type { AgentInfo, DashRow } from './rows.js';
 import { readLooks } from './theme.js';
 import type { RemoteAgent, HostStatus } from '../fleet/link.js';
+import type { InboxRow } from '../protocol/index.js';
 import { loadConfig, type FleetConfig } from '../config.js';
 import { configDir } from '../paths.js';
 
@@ -44,6 +49,17 @@ export function fleetAgentInfo(host: string, r: RemoteAgent): AgentInfo {
   };
 }
 
+/**
+ * What a fleet host's nerdr refused, as an error here: its `nerdr: what failed` line (not the
+ * `fix:` after it), and the code its exit status keeps (7: the prompt changed).
+ */
+export function hostError(host: string, args: string[], status: number, stderr: string): NerdrError {
+  const lines = stderr.trim().split('\n');
+  const said = lines.find((l) => l.startsWith('nerdr: '))?.slice('nerdr: '.length) ?? lines.pop() ?? '';
+  const code = status === exitFor('prompt_changed') ? 'prompt_changed' : undefined;
+  return new NerdrError(`${host}: ${visible(said) || `exit ${status}`}`, `try it by hand: nerdr ${args.join(' ')} on ${host} (nerdr fleet ls shows how it is reached)`, code ? { code } : {});
+}
+
 interface Client {
   name: string;
   session: string;
@@ -57,7 +73,15 @@ async function openingClient(sock: string, explicit?: string): Promise<Client | 
   return r.code === 0 && name ? { name, session } : null;
 }
 
-function socketActions(opts: RunDashOptions, client: Client | null): DashActions {
+/** How often the fleet's hosts' inboxes are read (over ssh, one `nerdr inbox --json` per host). */
+const FLEET_INBOX_MS = 5000;
+
+interface SocketActions extends DashActions {
+  /** Reads the fleet's connected hosts' inboxes again (kept for `inbox()`); false when no host is configured. */
+  pullFleetInbox(): Promise<boolean>;
+}
+
+function socketActions(opts: RunDashOptions, client: Client | null): SocketActions {
   const ask = async <T>(method: string, params: unknown): Promise<T> => {
     try {
       return (await request(opts.socketFile, method, params, { timeoutMs: 5000 })) as T;
@@ -66,7 +90,10 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
       throw err;
     }
   };
-  const fleet: FleetConfig | null = opts.fleet ? loadConfig(configDir()).config.fleet : null;
+  // the inbox shows the fleet's rows whenever hosts are configured; the agent list with --fleet
+  const configured = loadConfig(configDir()).config.fleet;
+  const fleet: FleetConfig | null = Object.keys(configured.hosts).length ? configured : null;
+  let fleetRows: InboxRow[] = [];
   /** `HOST:@N` of a fleet row: the host and the window there. */
   const remote = (target: string): { host: string; window: string } | null => {
     const m = /^([^:]+):(@\d+)$/.exec(target);
@@ -76,10 +103,52 @@ function socketActions(opts: RunDashOptions, client: Client | null): DashActions
     const { captureRemote, refuseAgentWindow } = await import('../cli/fleet.js');
     refuseAgentWindow(args[0]!, `${host}:${args[1] ?? ''}`);
     const r = await captureRemote(fleet!, fleet!.hosts[host]!, args);
-    if (r.code !== 0) throw new NerdrError(`${host}: ${(r.stderr.trim().split('\n').pop() ?? '') || `exit ${r.code}`}`, `try it by hand: nerdr ${args.join(' ')} on ${host} (nerdr fleet ls shows how it is reached)`);
+    if (r.code !== 0) throw hostError(host, args, r.code, r.stderr);
     return r.stdout;
   };
+  /** The fleet's connected hosts' inboxes (one `nerdr inbox --json` each over ssh), kept for `inbox()`. */
+  const pullFleetInbox = async (): Promise<boolean> => {
+    if (!fleet) return false;
+    const { captureRemote } = await import('../cli/fleet.js');
+    const hosts = (await ask<{ hosts: HostStatus[] }>('nerdr.fleet', {})).hosts.filter((h) => h.state === 'connected' && fleet.hosts[h.name]);
+    const got = await Promise.all(
+      hosts.map(async (h) => {
+        const r = await captureRemote(fleet, fleet.hosts[h.name]!, ['inbox', '--json']);
+        try {
+          const rows = (JSON.parse(r.stdout) as { rows?: unknown }).rows;
+          return r.code === 0 && Array.isArray(rows) ? (rows as InboxRow[]).map((x) => ({ ...x, host: h.name })) : [];
+        } catch {
+          return []; // a host that fails shows no rows; `nerdr inbox --fleet` says why
+        }
+      }),
+    );
+    fleetRows = got.flat();
+    return true;
+  };
+  /** A fleet row's action: the host's own nerdr over ssh, then its inbox read again. */
+  const onHost = async (host: string, args: string[]): Promise<void> => {
+    await overSsh(host, args);
+    await pullFleetInbox().catch(() => undefined);
+  };
   return {
+    inbox: async () => {
+      const local = (await ask<{ rows: InboxRow[] }>('nerdr.inbox', {})).rows;
+      return fleetRows.length ? [...local, ...fleetRows].sort((a, b) => a.since - b.since) : local;
+    },
+    pullFleetInbox,
+    answer: async (row, choice) => {
+      if (row.host) return onHost(row.host, ['answer', row.window, String(choice), '--prompt', row.id]);
+      await ask('nerdr.answer', { target: row.window, prompt: row.id, choice, caller: opts.caller });
+    },
+    snooze: async (row, ms) => {
+      if (row.host) return onHost(row.host, ['inbox', 'snooze', row.id, `${Math.ceil(ms / 1000)}s`]);
+      await ask('nerdr.snooze', { id: row.id, forMs: ms });
+    },
+    cancel: async (row) => {
+      if (!row.message) throw new NerdrError('this row holds no queued message', undefined, { code: 'not_queued' });
+      if (row.host) return onHost(row.host, ['send', '--cancel', row.message.id]);
+      await ask('nerdr.cancel', { id: row.message.id, caller: opts.caller });
+    },
     read: async (target, lines) => {
       const far = remote(target);
       if (far) return overSsh(far.host, ['read', far.window, '--ansi', ...(lines ? ['--lines', String(lines)] : [])]);
@@ -127,7 +196,8 @@ export async function runDash(opts: RunDashOptions): Promise<void> {
   // box lines and · as UTF-8, not through the terminal's line-drawing set: tmux keeps those
   // cells as plain letters (capture-pane shows "lqqk"), and a popup is always UTF-8 capable
   (screen as unknown as { tput: { brokenACS: boolean } }).tput.brokenACS = true;
-  const dash = new Dashboard({ screen, actions: socketActions(opts, client), looks });
+  const actions = socketActions(opts, client);
+  const dash = new Dashboard({ screen, actions, looks });
   const first = sub.result as { agents?: AgentInfo[] };
   let local: AgentInfo[] = first.agents ?? [];
   let far: AgentInfo[] = [];
@@ -139,12 +209,30 @@ export async function runDash(opts: RunDashOptions): Promise<void> {
       if (m.event === 'agents' && Array.isArray(m.data?.agents)) {
         local = m.data.agents;
         show();
+        // whatever changed may change what waits: the dashboard reads the inbox once per burst
+        dash.refreshInbox();
       }
     }
     dash.say('the supervisor went away: the list no longer changes (q quits)');
   })();
   // the fleet's agents: what the local supervisor holds, asked every 2 s (nothing remote is asked)
   let fleetTimer: NodeJS.Timeout | null = null;
+  let inboxTimer: NodeJS.Timeout | null = null;
+  // the fleet hosts' inboxes: read over ssh in the background, never in the way of the local one
+  let pulling = false;
+  const pullInbox = (): void => {
+    if (pulling) return; // a slow host: the next read waits for this one
+    pulling = true;
+    void actions
+      .pullFleetInbox()
+      .then(
+        (any) => any && dash.refreshInbox(),
+        () => undefined,
+      )
+      .finally(() => (pulling = false));
+  };
+  pullInbox();
+  inboxTimer = setInterval(pullInbox, FLEET_INBOX_MS);
   if (opts.fleet) {
     const pull = async (): Promise<void> => {
       const a = (await request(opts.socketFile, 'nerdr.fleet', {}, { timeoutMs: 5000 })) as { hosts: HostStatus[] };
@@ -158,6 +246,7 @@ export async function runDash(opts: RunDashOptions): Promise<void> {
     await dash.done;
   } finally {
     if (fleetTimer) clearInterval(fleetTimer);
+    clearInterval(inboxTimer);
     sub.close();
     screen.destroy();
   }

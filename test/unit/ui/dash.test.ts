@@ -56,6 +56,10 @@ function fakeActions(screens: Record<string, string> = {}): { actions: DashActio
       send: async (t, m) => void calls.send.push([t, m]),
       stop: async (t) => void calls.stop.push(t),
       jump: async (r) => void calls.jump.push(r.target),
+      inbox: async () => [],
+      answer: async () => undefined,
+      snooze: async () => undefined,
+      cancel: async () => undefined,
     },
   };
 }
@@ -72,7 +76,7 @@ function open(screens?: Record<string, string>, cols = 100, rows = 30) {
   const fs = fakeScreen(cols, rows);
   cleanup.push(fs.destroy);
   const { actions, calls } = fakeActions(screens);
-  const dash = new Dashboard({ screen: fs.screen, actions, now: () => NOW, tickMs: 0, home: '/home/me' });
+  const dash = new Dashboard({ screen: fs.screen, actions, now: () => NOW, tickMs: 0, home: '/home/me', view: 'agents' });
   return { ...fs, dash, calls, text: () => screenText(fs.screen) };
 }
 
@@ -135,12 +139,12 @@ describe('dashboard screen', () => {
     d.dash.update(AGENTS);
     await settle();
     const text = d.text();
-    expect(text[0]).toContain('nerdr · 3 agents');
+    expect(text[0]).toContain('nerdr · 3 agents · inbox 0');
     const row = (name: string) => text.find((l) => l.includes(name)) ?? '';
     expect(row('writer')).toMatch(/● writer\s+codex\s+working\s+5s\s+-\s+~\/src\/app/);
     expect(row('fixer')).toMatch(/● fixer\s+claude\s+blocked\s+1m\s+2\s+~\/src\/app/);
     expect(row('tester')).toMatch(/● tester\s+opencode\s+done\s+5s\s+-\s+\/srv\/t/);
-    expect(text.join('\n')).toContain('enter go · s send · x stop · q quit');
+    expect(text.join('\n')).toContain('enter go · s send · x stop · Tab inbox · q quit');
   });
 
   it('a 40x12 popup still shows every row, the preview below', async () => {
