@@ -306,9 +306,13 @@ export function captureRemote(cfg: FleetConfig, host: FleetHost, args: string[])
  * rows marked with the host; a host that fails gives its error instead.
  */
 export async function fleetInbox(cmd: Command): Promise<{ rows: InboxRow[]; errors: { host: string; message: string }[] }> {
-  const cfg = fleetConfig();
   const a = await fleetAnswer(cmd);
-  const up = a.hosts.filter((h) => h.state === 'connected');
+  return hostInboxes(fleetConfig(), a.hosts.filter((h) => h.state === 'connected').map((h) => h.name));
+}
+
+/** The inboxes of these fleet hosts (each host's own `nerdr inbox --json` over ssh), its rows marked with the host; for the CLI and the dashboard. */
+export async function hostInboxes(cfg: FleetConfig, names: readonly string[]): Promise<{ rows: InboxRow[]; errors: { host: string; message: string }[] }> {
+  const up = names.map((name) => ({ name }));
   const rows: InboxRow[] = [];
   const errors: { host: string; message: string }[] = [];
   await Promise.all(

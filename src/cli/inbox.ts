@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { NerdrError } from '../errors.js';
 import { parseChoice, sameText } from '../inbox/answer.js';
 import { MAX_SNOOZE_MS } from '../inbox/snooze.js';
+import { parseDuration } from '../inbox/duration.js';
 import type { AnswerChoice, AnswerResult, InboxRow } from '../protocol/index.js';
 import { age } from '../looks.js';
 import { visible } from '../text.js';
@@ -22,14 +23,6 @@ async function allRows(cmd: Command, fleet: boolean): Promise<{ rows: InboxRow[]
   const { fleetInbox } = await import('./fleet.js');
   const f = await fleetInbox(cmd);
   return { rows: [...local, ...f.rows].sort((a, b) => a.since - b.since), errors: f.errors };
-}
-
-/** A duration: `15m`, `2h`, `30s`, `1d`, or seconds. */
-export function parseDuration(text: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)?$/i.exec(text.trim());
-  if (!m) return null;
-  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(m[2] ?? 's').toLowerCase() as 's' | 'm' | 'h' | 'd'];
-  return Math.round(Number(m[1]) * unit);
 }
 
 /** What a row waits for, in one line. */
@@ -115,7 +108,7 @@ export function register(program: Command): void {
     .action(async (id: string, duration: string, opts: { json?: boolean }, cmd: Command) => {
       const ms = parseDuration(duration);
       if (ms === null || ms > MAX_SNOOZE_MS) throw new NerdrError(`"${duration}" is not a duration of at most a week`, 'e.g. 15m, 2h, 1d (0 brings it back)', { code: 'invalid_option' });
-      const r = await call<{ id: string; until: number }>(cmd, 'nerdr.snooze', { id, forMs: ms });
+      const r = await call<{ id: string; until: number }>(cmd, 'nerdr.snooze', { id, forMs: ms, caller: callerSecret() });
       if (opts.json) return printJson(r);
       process.stdout.write(ms === 0 ? `${id} is back in the inbox\n` : `${id} snoozed until ${new Date(r.until).toLocaleTimeString()}\n`);
     });

@@ -58,7 +58,7 @@ export const methodParams = {
     text,
     caller,
   }),
-  'nerdr.snooze': z.object({ id: z.string().min(1), forMs: z.number().int('must be a whole number of milliseconds').min(0, 'must be 0 (wake it) or more') }),
+  'nerdr.snooze': z.object({ id: z.string().min(1), forMs: z.number().int('must be a whole number of milliseconds').min(0, 'must be 0 (wake it) or more'), caller }),
   'nerdr.receipt': z.object({ id: z.string(), follow: flag }),
   'nerdr.wait': z.object({
     target,

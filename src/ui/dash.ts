@@ -10,7 +10,7 @@ import { escapeTags, tagLight } from './theme.js';
 import { age, DEFAULT_LOOKS, type Kind, type Look } from '../looks.js';
 import type { AnswerChoice, InboxRow } from '../protocol/index.js';
 import { visible } from '../text.js';
-import { parseDuration } from '../cli/inbox.js';
+import { parseDuration } from '../inbox/duration.js';
 import { MAX_SNOOZE_MS } from '../inbox/snooze.js';
 import { inboxAction, inboxCells, inboxDetail, inboxKey, rowName, sameDialog, samePlace, type InboxAction } from './inbox.js';
 

@@ -109,20 +109,10 @@ function socketActions(opts: RunDashOptions, client: Client | null): SocketActio
   /** The fleet's connected hosts' inboxes (one `nerdr inbox --json` each over ssh), kept for `inbox()`. */
   const pullFleetInbox = async (): Promise<boolean> => {
     if (!fleet) return false;
-    const { captureRemote } = await import('../cli/fleet.js');
+    const { hostInboxes } = await import('../cli/fleet.js');
     const hosts = (await ask<{ hosts: HostStatus[] }>('nerdr.fleet', {})).hosts.filter((h) => h.state === 'connected' && fleet.hosts[h.name]);
-    const got = await Promise.all(
-      hosts.map(async (h) => {
-        const r = await captureRemote(fleet, fleet.hosts[h.name]!, ['inbox', '--json']);
-        try {
-          const rows = (JSON.parse(r.stdout) as { rows?: unknown }).rows;
-          return r.code === 0 && Array.isArray(rows) ? (rows as InboxRow[]).map((x) => ({ ...x, host: h.name })) : [];
-        } catch {
-          return []; // a host that fails shows no rows; `nerdr inbox --fleet` says why
-        }
-      }),
-    );
-    fleetRows = got.flat();
+    // a host that fails shows no rows here; `nerdr inbox --fleet` says why
+    fleetRows = (await hostInboxes(fleet, hosts.map((h) => h.name))).rows;
     return true;
   };
   /** A fleet row's action: the host's own nerdr over ssh, then its inbox read again. */
@@ -142,7 +132,7 @@ function socketActions(opts: RunDashOptions, client: Client | null): SocketActio
     },
     snooze: async (row, ms) => {
       if (row.host) return onHost(row.host, ['inbox', 'snooze', row.id, `${Math.ceil(ms / 1000)}s`]);
-      await ask('nerdr.snooze', { id: row.id, forMs: ms });
+      await ask('nerdr.snooze', { id: row.id, forMs: ms, caller: opts.caller });
     },
     cancel: async (row) => {
       if (!row.message) throw new NerdrError('this row holds no queued message', undefined, { code: 'not_queued' });

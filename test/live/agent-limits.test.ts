@@ -129,6 +129,9 @@ describe.skipIf(!tmuxAvailable)('agent limits: no side door (live)', () => {
         if (s.includes(text)) return true;
         throw new Error(`screen:\n${s.replace(/\n+$/, '')}`);
       }, { what, timeoutMs: 20_000 });
+    // it opens on the inbox; Tab shows the agent list
+    await shows(' · inbox ', 'the dashboard to open on its inbox');
+    await env.tmuxOk('send-keys', '-t', win, 'Tab');
     await shows(' sib', 'the dashboard to list sib');
     // move the selection to sib (its name labels the preview): to the top, then down a row at a time
     const label = async () => /┌─ (\S+) · /.exec(await capture())?.[1] ?? '';

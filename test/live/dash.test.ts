@@ -41,6 +41,9 @@ describe.skipIf(!tmuxAvailable)('nerdr dash (live)', () => {
 
     const win = (await env.tmuxOk('new-window', '-d', '-P', '-F', '#{window_id}', '-n', 'dash', process.execPath, '--input-type=module', '-e', runner(env.server))).trim();
     const capture = async (): Promise<string> => env.tmuxOk('capture-pane', '-p', '-t', win);
+    // it opens on the inbox (docs/inbox.md); Tab shows the agent list
+    await waitFor(async () => (await capture()).includes(' · inbox '), { what: 'the dashboard to open on its inbox', timeoutMs: 20_000 });
+    await env.tmuxOk('send-keys', '-t', win, 'Tab');
 
     const screen = await waitFor(
       async () => {

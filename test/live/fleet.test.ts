@@ -209,6 +209,9 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
   it('dash --fleet lists the hosts\' agents as HOST:NAME beside this machine\'s, and previews their screen', async () => {
     const win = (await env.tmuxOk('new-window', '-d', '-P', '-F', '#{window_id}', '-n', 'dash', process.execPath, NERDR, '-L', env.server, 'dash', '--fleet')).trim();
     const capture = () => env.tmuxOk('capture-pane', '-p', '-t', win);
+    // it opens on the inbox; Tab shows the agent list
+    await waitFor(async () => (await capture()).includes(' · inbox '), { what: 'the dashboard to open on its inbox', timeoutMs: 20_000 });
+    await env.tmuxOk('send-keys', '-t', win, 'Tab');
     let seen = '';
     await waitFor(async () => {
       seen = await capture();

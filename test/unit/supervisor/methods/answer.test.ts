@@ -102,6 +102,13 @@ describe('queued messages in the inbox', () => {
     expect((await call(inbox, host, {})).rows).toEqual([]);
   });
 
+  it('an agent window may not snooze: the inbox is the user\'s', async () => {
+    rig = await startRig(family);
+    await rig.wait(300);
+    await expect(call(snooze, hostOf(rig), { id: 'p1', forMs: 60_000, caller: BOSS_SECRET })).rejects.toMatchObject({ code: 'not_permitted', message: expect.stringContaining('only people snooze') });
+    expect(await call(snooze, hostOf(rig), { id: 'p1', forMs: 60_000 })).toMatchObject({ id: 'p1' });
+  });
+
   it("an agent window cancels only the messages of windows it may send to", async () => {
     rig = await startRig(family);
     await rig.wait(300);
