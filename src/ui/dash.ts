@@ -28,6 +28,18 @@ export interface DashActions {
   snooze(row: InboxRow, ms: number): Promise<void>;
   /** Cancels a queued message (its row's `message`). */
   cancel(row: InboxRow): Promise<void>;
+  /** `nerdr new` with what the "new agent" action asked; resolves to the new window's id. */
+  newAgent(spec: NewAgentSpec): Promise<string>;
+}
+
+/** The dashboard's "new agent" (key n): as `nerdr new AGENT -d [--name] [--worktree] [--prompt]` in `cwd`. */
+export interface NewAgentSpec {
+  agent: string;
+  name: string | null;
+  worktree: string | null;
+  prompt: string | null;
+  /** The selected agent's folder (another agent on the same repository), else the dashboard's. */
+  cwd: string;
 }
 
 export interface DashOptions {
@@ -46,8 +58,8 @@ type Mode = 'list' | 'prompt' | 'confirm' | 'choose';
 export type View = 'inbox' | 'agents';
 
 const HELP: Record<View, string> = {
-  agents: ' ↑↓/jk select · enter go · s send · x stop · Tab inbox · q quit',
-  inbox: ' ↑↓ select · 1-9/a/A/d answer · B bulk · z/Z snooze · x cancel · enter go · Tab agents · q quit',
+  agents: ' ↑↓/jk select · enter go · s send · n new · x stop · Tab inbox · q quit',
+  inbox: ' ↑↓ select · 1-9/a/A/d answer · B bulk · z/Z snooze · x cancel · enter go · n new · Tab agents · q quit',
 };
 
 export class Dashboard {
@@ -354,6 +366,8 @@ export class Dashboard {
         return this.jump();
       case 's':
         return this.promptSend();
+      case 'n':
+        return this.promptNew();
       case 'q':
       case 'escape':
       case 'C-c':
@@ -428,6 +442,38 @@ export class Dashboard {
         (err: Error) => this.say(`not sent: ${err.message}`),
       );
     });
+  }
+
+  /** Key n: the agent, its name, a worktree branch and a first prompt, one box after the other; then `nerdr new`. */
+  private promptNew(): void {
+    // beside the selected agent (its repository), unless it runs on another host
+    const sel = this.selectedAgent();
+    const cwd = sel?.row && !sel.target.includes(':') ? sel.row.cwdFull : process.cwd();
+    const steps: { label: string; hint: string }[] = [
+      { label: ' new agent: which agent? ', hint: 'claude, codex, opencode, copilot, gemini, qwen, kilo, pi, … (esc cancels)' },
+      { label: ' its name ', hint: 'empty: the agent, or the worktree branch' },
+      { label: ' its worktree branch ', hint: `empty: none; else a git worktree of this branch, beside ${escapeTags(visible(cwd))}` },
+      { label: ' its first message ', hint: 'empty: none; else typed in once it first waits' },
+    ];
+    const got: string[] = [];
+    const next = (): void => {
+      const step = steps[got.length];
+      if (!step) return this.startNew({ agent: got[0]!, name: got[1] || null, worktree: got[2] || null, prompt: got[3] || null, cwd });
+      this.ask(step.label, ` ${step.hint}`, (text) => {
+        if (got.length === 0 && !text) return this.say('no agent started');
+        got.push(text);
+        next();
+      });
+    };
+    next();
+  }
+
+  private startNew(spec: NewAgentSpec): void {
+    this.say(`starting ${spec.agent}…`);
+    this.actions.newAgent(spec).then(
+      (win) => this.say(`started ${spec.name ?? spec.agent} in ${win}${spec.prompt ? '; its first message is queued' : ''}`),
+      (err: Error) => this.say(`not started: ${err.message}`),
+    );
   }
 
   private onYes: (() => void) | null = null;

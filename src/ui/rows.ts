@@ -24,6 +24,10 @@ export interface DashRow {
   age: string;
   queue: string;
   cwd: string;
+  /** The folder as it is (for actions in it, e.g. a new agent beside this one). */
+  cwdFull: string;
+  /** Its worktree's branch (docs/worktrees.md), '-' for none. */
+  branch: string;
   /** Reported by the agent (`pane report-metadata`): the text for its state, and a title. */
   stateLabel: string | null;
   title: string | null;
@@ -64,6 +68,8 @@ export function dashRows(agents: AgentInfo[], now: number, home?: string): DashR
       age: age(now - a.stateSince),
       queue: queueText(a),
       cwd: visible(shortCwd(a.cwd, home)),
+      cwdFull: a.cwd,
+      branch: a.branch ? visible(a.branch) + (a.conflict ? ' ⚠' : '') : '-',
       stateLabel: a.stateLabel ? visible(a.stateLabel) : null,
       title: a.title ? visible(a.title) : null,
     }));
@@ -77,18 +83,18 @@ export function fit(text: string, width: number, left = false): string {
   return text + ' '.repeat(width - chars.length);
 }
 
-export const COLUMNS = { name: 18, agent: 9, state: 10, age: 7, queue: 6 } as const;
+export const COLUMNS = { name: 18, agent: 9, state: 10, age: 7, queue: 6, branch: 14 } as const;
 
 /** The header and body cells of one line, without the light (drawn apart, in colour). */
 export function rowCells(r: DashRow | null, width: number): string {
   const c = COLUMNS;
-  const fixed = c.name + c.agent + c.state + c.age + c.queue;
+  const fixed = c.name + c.agent + c.state + c.age + c.queue + c.branch;
   const rest = Math.max(4, width - fixed);
   // never wider than asked: a row that wraps pushes the rows after it out of a small popup
-  if (!r) return fit(fit('NAME', c.name) + fit('AGENT', c.agent) + fit('STATE', c.state) + fit('FOR', c.age) + fit('QUEUE', c.queue) + fit('CWD', rest), width);
+  if (!r) return fit(fit('NAME', c.name) + fit('AGENT', c.agent) + fit('STATE', c.state) + fit('FOR', c.age) + fit('QUEUE', c.queue) + fit('BRANCH', c.branch) + fit('CWD', rest), width);
   // what the agent reported to show (its state's text, a title) comes first; the folder then
   // gives way at the end rather than at the start
   const shown = [r.stateLabel, r.title].filter(Boolean).join(' · ');
   const last = shown ? fit(`${shown}  ${r.cwd}`, rest) : fit(r.cwd, rest, true);
-  return fit(fit(r.name, c.name) + fit(r.agent, c.agent) + fit(r.state, c.state) + fit(r.age, c.age) + fit(r.queue, c.queue) + last, width);
+  return fit(fit(r.name, c.name) + fit(r.agent, c.agent) + fit(r.state, c.state) + fit(r.age, c.age) + fit(r.queue, c.queue) + fit(r.branch, c.branch) + last, width);
 }

@@ -16,7 +16,8 @@ import { readLooks } from './theme.js';
 import type { RemoteAgent, HostStatus } from '../fleet/link.js';
 import type { InboxRow } from '../protocol/index.js';
 import { loadConfig, type FleetConfig } from '../config.js';
-import { configDir } from '../paths.js';
+import { configDir, nerdrBin } from '../paths.js';
+import { execFile } from 'node:child_process';
 
 export interface RunDashOptions {
   /** The tmux server's socket. */
@@ -148,6 +149,19 @@ function socketActions(opts: RunDashOptions, client: Client | null): SocketActio
       const far = remote(target);
       if (far) return void (await overSsh(far.host, ['send', far.window, message]));
       await ask('nerdr.send', { target, message, caller: opts.caller });
+    },
+    newAgent: async (spec) => {
+      // the CLI's own `nerdr new` (its plan, worktree and checks), with this process's environment:
+      // from an agent window, its NERDR_TAB keeps the agent limits
+      const args = [nerdrBin, '-S', opts.sock, 'new', spec.agent, '-d', '--json', ...(spec.name ? ['--name', spec.name] : []), ...(spec.worktree ? ['--worktree', spec.worktree] : []), ...(spec.prompt ? ['--prompt', spec.prompt] : [])];
+      const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, args, { cwd: spec.cwd, timeout: 120_000, maxBuffer: 1024 * 1024 }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
+      });
+      if (r.code !== 0) {
+        const line = r.stderr.split('\n').find((l) => l.startsWith('nerdr: ')) ?? r.stderr.trim().split('\n')[0] ?? `exit ${r.code}`;
+        throw new NerdrError(visible(line.replace(/^nerdr: /, '')), undefined, { code: 'failed' });
+      }
+      return (JSON.parse(r.stdout) as { window: string }).window;
     },
     stop: async (target) => {
       const far = remote(target);

@@ -89,6 +89,17 @@ describe.skipIf(!tmuxAvailable)('nerdr dash: the inbox (live)', () => {
     // Tab: the agent list, as before
     await env.tmuxOk('send-keys', '-t', win, 'Tab');
     await shows((s) => /[●○◌◐✕⏸] x\s+demo\s+/.test(s), 'the agent list after Tab');
+    // n: a new agent with its first message, from the dashboard
+    await env.tmuxOk('send-keys', '-t', win, 'n');
+    const steps: [string, string][] = [['which agent?', 'demo'], [' its name ', 'made'], [' its worktree branch ', ''], [' its first message ', 'hello from the dash']];
+    for (const [question, answer] of steps) {
+      await shows((s) => s.includes(question), `the question "${question.trim()}"`);
+      if (answer) await env.tmuxOk('send-keys', '-t', win, '-l', answer);
+      await env.tmuxOk('send-keys', '-t', win, 'Enter');
+    }
+    await shows((s) => s.includes('started made in @'), 'the new agent started');
+    const fresh = await waitFor(async () => (await env.lsJson()).find((r) => r.name === 'made') ?? null, { what: 'made in nerdr ls' });
+    await waitFor(async () => (await env.tmuxOk('capture-pane', '-p', '-t', fresh.window)).includes('> hello from the dash'), { what: 'its first message typed in', timeoutMs: 20_000 });
     await env.tmuxOk('send-keys', '-t', win, 'q');
     await waitFor(async () => !(await env.tmuxOk('list-windows', '-a', '-F', '#{window_id}')).split('\n').includes(win), { what: 'the dashboard window to close after q' });
   });

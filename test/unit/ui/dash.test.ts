@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Dashboard, screenText, type DashActions } from '../../../src/ui/dash.js';
+import { type NewAgentSpec, Dashboard, screenText, type DashActions } from '../../../src/ui/dash.js';
 import { dashRows, fit, lightKind, rowCells, shortCwd, type AgentInfo } from '../../../src/ui/rows.js';
 import { blessedColour, colour256, tagLight } from '../../../src/ui/theme.js';
 import { looksFromOptions, parseShowOptions, tmuxLight } from '../../../src/looks.js';
@@ -42,10 +42,11 @@ interface Calls {
   send: [string, string][];
   stop: string[];
   jump: string[];
+  made: NewAgentSpec[];
 }
 
 function fakeActions(screens: Record<string, string> = {}): { actions: DashActions; calls: Calls } {
-  const calls: Calls = { read: [], send: [], stop: [], jump: [] };
+  const calls: Calls = { read: [], send: [], stop: [], jump: [], made: [] };
   return {
     calls,
     actions: {
@@ -60,6 +61,10 @@ function fakeActions(screens: Record<string, string> = {}): { actions: DashActio
       answer: async () => undefined,
       snooze: async () => undefined,
       cancel: async () => undefined,
+      newAgent: async (spec) => {
+        calls.made.push(spec);
+        return '@9';
+      },
     },
   };
 }
@@ -141,10 +146,10 @@ describe('dashboard screen', () => {
     const text = d.text();
     expect(text[0]).toContain('nerdr · 3 agents · inbox 0');
     const row = (name: string) => text.find((l) => l.includes(name)) ?? '';
-    expect(row('writer')).toMatch(/● writer\s+codex\s+working\s+5s\s+-\s+~\/src\/app/);
-    expect(row('fixer')).toMatch(/● fixer\s+claude\s+blocked\s+1m\s+2\s+~\/src\/app/);
-    expect(row('tester')).toMatch(/● tester\s+opencode\s+done\s+5s\s+-\s+\/srv\/t/);
-    expect(text.join('\n')).toContain('enter go · s send · x stop · Tab inbox · q quit');
+    expect(row('writer')).toMatch(/● writer\s+codex\s+working\s+5s\s+-\s+-\s+~\/src\/app/);
+    expect(row('fixer')).toMatch(/● fixer\s+claude\s+blocked\s+1m\s+2\s+-\s+~\/src\/app/);
+    expect(row('tester')).toMatch(/● tester\s+opencode\s+done\s+5s\s+-\s+-\s+\/srv\/t/);
+    expect(text.join('\n')).toContain('enter go · s send · n new · x stop · Tab inbox · q quit');
   });
 
   it('a 40x12 popup still shows every row, the preview below', async () => {
@@ -262,5 +267,44 @@ describe('dashboard screen', () => {
     const b = open();
     b.key('escape');
     await b.dash.done;
+  });
+});
+
+describe('starting work from the dashboard', () => {
+  it('a worktree branch column, with ⚠ when the branch would conflict', () => {
+    const rows = dashRows([agent({ name: 'wt', branch: 'feat/x', conflict: 'feat/y', worktree: '/w/feat-x' } as Partial<AgentInfo>), agent({ name: 'plain', id: 'p2', pane: '%2' })], NOW, '/home/me');
+    expect(rows.map((r) => [r.name, r.branch])).toEqual([['plain', '-'], ['wt', 'feat/x ⚠']]);
+    expect(rowCells(null, 100)).toMatch(/QUEUE\s+BRANCH\s+CWD/);
+  });
+
+  it('n asks the agent, its name, a worktree and a first message, then starts it beside the selected agent', async () => {
+    const d = open();
+    d.dash.update(AGENTS);
+    const type = async (text: string) => {
+      await settle(); // blessed's textbox starts reading on the next tick
+      for (const ch of text) d.key(ch === ' ' ? 'space' : ch, ch);
+      d.key('enter', '\r');
+      d.key('return', '\r');
+    };
+    d.key('n', 'n');
+    await type('claude');
+    await type('');
+    await type('fix/login');
+    await type('fix the login bug');
+    await settle();
+    await settle();
+    expect(d.calls.made).toEqual([{ agent: 'claude', name: null, worktree: 'fix/login', prompt: 'fix the login bug', cwd: AGENTS[1]!.cwd }]);
+    expect(d.text().join('\n')).toContain('started claude in @9; its first message is queued');
+  });
+
+  it('n, then esc at the first question starts nothing', async () => {
+    const d = open();
+    d.dash.update(AGENTS);
+    d.key('n', 'n');
+    await settle();
+    d.key('escape', '\x1b');
+    await settle();
+    expect(d.calls.made).toEqual([]);
+    expect(d.text().join('\n')).toContain('no agent started');
   });
 });

@@ -181,7 +181,7 @@ describe('the dashboard opens on the inbox', () => {
     expect(t).toMatch(/queued\s+20s\s+asker\s+#1 first note/);
     expect(t).toContain('rm -rf build/ && npm run build');
     expect(t).toContain('❯ 1. Yes  (approve)');
-    expect(t).toContain('1-9/a/A/d answer · B bulk · z/Z snooze · x cancel · enter go · Tab agents · q quit');
+    expect(t).toContain('1-9/a/A/d answer · B bulk · z/Z snooze · x cancel · enter go · n new · Tab agents · q quit');
     d.key('j', 'j');
     d.key('j', 'j');
     expect(d.text()).toContain('ran 12 tests');
@@ -289,7 +289,7 @@ describe('the dashboard opens on the inbox', () => {
     await settle();
     d.key('tab');
     await settle();
-    expect(d.text()).toContain('enter go · s send · x stop · Tab inbox');
+    expect(d.text()).toContain('enter go · s send · n new · x stop · Tab inbox');
     expect(d.text()).toContain('screen of @1');
     d.key('x', 'x');
     d.key('y', 'y');
