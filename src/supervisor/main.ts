@@ -22,6 +22,7 @@ import { ManifestRegistry } from '../detect/index.js';
 import { NERDR_VERSION } from '../version.js';
 import { Fleet, fleetSummaryText } from '../fleet/fleet.js';
 import type { HostStatus } from '../fleet/link.js';
+import { watchOnEvents } from './on-events.js';
 
 /** Where an authenticated hook event goes, from the socket and from the spool alike. */
 function applyHook(sup: Supervisor, h: HookReport<WatchedAgent>): void {
@@ -146,6 +147,8 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     socketPath: files.socket,
     notify: loaded.config.notify,
   });
+  // [[on]] (docs/on-events.md): sees every change from the first scan on
+  const onEvents = watchOnEvents(sup, files, configDir(), log);
   manifests.on('change', (file: string) => {
     log('info', `manifests changed (${file}); re-evaluating`);
     sup.reevaluateAll();
@@ -162,6 +165,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     recordEnd(!revive, why || (revive ? 'crashed' : 'stopped'), fix);
     if (holderPane && !revive) await tmux(tmuxSocket, disarmArgs(holderPane)).catch(() => undefined);
     fleet?.stop();
+    onEvents.stop();
     await spool?.close().catch(() => undefined);
     await sup.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
