@@ -2,14 +2,15 @@
 // event on stdin and in NERDR_EVENT_*, the timeout's SIGTERM then SIGKILL, the pool's bound, and
 // failures kept for doctor. No process runs: the spawner is a fake, and so is the clock.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig, ON_TIMEOUT_DEFAULT_MS, type OnRule, loadConfig } from '../../../src/config.js';
 import type { AgentRow } from '../../../src/protocol/index.js';
 import { configRules, lastLines, OnEvents, type OnDetail, type OnSubject } from '../../../src/supervisor/on-events.js';
-import { KILL_AFTER_MS, type ChildEvents, type RunSpec, type Spawner } from '../../../src/supervisor/on-events-run.js';
+import { describeOutcome, KILL_AFTER_MS, RunPool, spawnProcess, type ChildEvents, type RunOutcome, type RunSpec, type Spawner } from '../../../src/supervisor/on-events-run.js';
+import { systemClock } from '../../../src/supervisor/clock.js';
 import { FiredStore, onFiles, readFailures, recordFailure, type OnFailure } from '../../../src/supervisor/on-events-store.js';
 import { onEventsCheck } from '../../../src/cli/doctor-on.js';
 import { FakeTime } from './harness.js';
@@ -322,5 +323,45 @@ describe('[[on]] on disk and in doctor', () => {
 
   it('lastLines: the bottom rows that hold something', () => {
     expect(lastLines(['a', '', 'b', ' ', ''], 2)).toEqual(['', 'b']);
+  });
+});
+
+/** Running: a zombie waiting for whoever adopted it counts as gone. */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+describe('RunPool with real processes', () => {
+  const run = (script: string, timeoutMs: number, stdin = '') =>
+    new Promise<RunOutcome>((resolve) => {
+      const pool = new RunPool<null>({ spawn: spawnProcess, clock: systemClock, killAfterMs: 300, done: (_t, o) => resolve(o), dropped: () => undefined });
+      pool.submit({ argv: [process.execPath, '-e', script], env: { ...process.env, NERDR_EVENT_KIND: 'blocked' }, stdin, timeoutMs }, null);
+    });
+
+  it('stdin and the variables reach it; its status and stderr\'s last line come back', async () => {
+    const o = await run(`let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{console.error('got '+JSON.parse(s).kind+' '+process.env.NERDR_EVENT_KIND+'\\n\\x1b[2J');process.exit(3)})`, 5000, '{"kind":"blocked"}\n');
+    expect(o).toMatchObject({ ok: false, code: 3, timedOut: false, error: null, stderrLine: '^[[2J' });
+    expect(describeOutcome(o, 5000)).toBe('exit status 3: ^[[2J');
+  });
+
+  it('one that ignores SIGTERM is killed with SIGKILL, with what it started', async () => {
+    const o = await run(`process.on('SIGTERM',()=>{});require('child_process').spawn(process.execPath,['-e','process.on("SIGTERM",()=>{});console.error(process.pid);setInterval(()=>{},1000)'],{stdio:'inherit'});setInterval(()=>{},1000)`, 1500);
+    expect(o).toMatchObject({ ok: false, timedOut: true, signal: 'SIGKILL' });
+    const helper = Number(o.stderrLine);
+    expect(helper).toBeGreaterThan(0);
+    const gone = Date.now() + 2000;
+    while (Date.now() < gone && alive(helper)) await new Promise((r) => setTimeout(r, 20));
+    expect(alive(helper)).toBe(false);
+  });
+
+  it('a program that does not exist', async () => {
+    const o = await new Promise<RunOutcome>((resolve) => {
+      new RunPool<null>({ spawn: spawnProcess, clock: systemClock, done: (_t, x) => resolve(x), dropped: () => undefined }).submit({ argv: ['/nonexistent/nerdr-on'], env: {}, stdin: '', timeoutMs: 1000 }, null);
+    });
+    expect(describeOutcome(o, 1000)).toBe('could not start: ENOENT');
   });
 });
