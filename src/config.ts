@@ -35,6 +35,8 @@ export interface NerdrConfig {
   fleet: FleetConfig;
   /** `[detect]`: how windows are read. */
   detect: DetectConfig;
+  /** `[[on]]`: commands run when an agent enters a state (docs/on-events.md). */
+  on: OnRule[];
 }
 
 export interface AgentLimits {
@@ -125,7 +127,7 @@ export function defaultAgentConfig(agent: string): AgentConfig {
 export function defaultConfig(): NerdrConfig {
   const agents: Record<string, AgentConfig> = {};
   for (const id of Object.keys(INTEGRATIONS)) agents[id] = defaultAgentConfig(id);
-  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null, rm_ignored: [], check: null }, control: 'own', answer: 'none', limits: { ...DEFAULT_AGENT_LIMITS }, fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 } };
+  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null, rm_ignored: [], check: null }, control: 'own', answer: 'none', limits: { ...DEFAULT_AGENT_LIMITS }, fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 }, on: [] };
 }
 
 /** The settings for one agent (defaults when the file does not mention it). */
@@ -175,6 +177,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
     else if (top === 'worktrees') worktreesSection(value, config.worktrees, bad);
     else if (top === 'fleet') fleetSection(value, config.fleet, bad);
     else if (top === 'detect') detectSection(value, config.detect, bad);
+    else if (top === 'on') onSection(value, config.on, bad);
     else if (top === 'agents') {
       if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", answer = "none" | "helpers", max_helpers, max_depth, and [agents.<name>] sections', 'defaults'); continue; }
       for (const [id, section] of Object.entries(value)) {
@@ -236,7 +239,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
         }
         config.agents[id] = ac;
       }
-    } else bad(top, 'unknown section, ignored (known: [agents.<name>], [lights], [notify], [worktrees], [fleet], [detect])', 'nothing');
+    } else bad(top, 'unknown section, ignored (known: [agents.<name>], [lights], [notify], [worktrees], [fleet], [detect], [[on]])', 'nothing');
   }
   return { config, problems };
 }
@@ -323,6 +326,67 @@ function fleetSection(value: unknown, into: FleetConfig, bad: (key: string, mess
       }
     } else bad(key, 'unknown key, ignored (known: ssh, hosts)', 'nothing');
   }
+}
+
+// ---- [[on]] (docs/on-events.md) ------------------------------------------------------------
+
+/** What an `[[on]]` rule can wait for. `limited` fires once nerdr has that state (its own issue). */
+export const ON_EVENTS = ['blocked', 'done', 'stalled', 'limited', 'exited'] as const;
+export type OnEventKind = (typeof ON_EVENTS)[number];
+
+export interface OnRule {
+  event: OnEventKind;
+  /** The program and its arguments: run as they are, never through a shell. */
+  run: string[];
+  /** How long it may run before SIGTERM (then SIGKILL). */
+  timeoutMs: number;
+  /** Only for this agent (`claude`, …) / this tmux session; null: any. */
+  agent: string | null;
+  session: string | null;
+}
+
+export const ON_TIMEOUT_DEFAULT_MS = 10_000;
+export const ON_TIMEOUT_MIN_MS = 100;
+export const ON_TIMEOUT_MAX_MS = 600_000;
+/** More rules than this are left out: every event runs each matching one. */
+export const ON_RULES_MAX = 32;
+
+/** "10s", "500ms", "2m", or a number of seconds, in ms; null when it is none of these. */
+export function durationMs(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return v * 1000;
+  if (typeof v !== 'string') return null;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(v);
+  if (!m) return null;
+  const n = Number(m[1]);
+  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
+}
+
+function onSection(value: unknown, into: OnRule[], bad: (key: string, message: string, used: unknown) => void): void {
+  if (!Array.isArray(value)) return bad('on', 'must be [[on]] tables (double brackets), one per rule: event = "blocked", run = ["program", "arg", …]', 'no rules');
+  value.forEach((t, i) => {
+    const key = `on[${i}]`;
+    if (i >= ON_RULES_MAX) return bad(key, `at most ${ON_RULES_MAX} [[on]] rules`, 'rule left out');
+    if (!isTable(t)) return bad(key, 'must be a table: event = "blocked", run = ["program", "arg", …]', 'rule left out');
+    const event = ON_EVENTS.find((e) => e === t['event']);
+    if (!event) return bad(`${key}.event`, `must be one of ${ON_EVENTS.map((e) => `"${e}"`).join(', ')} (got ${show(t['event'])})`, 'rule left out');
+    const run = t['run'];
+    if (typeof run === 'string') return bad(`${key}.run`, `must be a list, the program first: nerdr runs no shell (write run = ["sh", "-c", "…"] to have one, and read the event from $NERDR_EVENT_* there) (got ${show(run)})`, 'rule left out');
+    const r = commandSchema.safeParse(run);
+    if (!r.success) return bad(`${key}.run`, `must be a non-empty list of strings, the program first (got ${show(run)})`, 'rule left out');
+    const rule: OnRule = { event, run: r.data, timeoutMs: ON_TIMEOUT_DEFAULT_MS, agent: null, session: null };
+    for (const [k, v] of Object.entries(t)) {
+      if (k === 'event' || k === 'run') continue;
+      if (k === 'timeout') {
+        const ms = durationMs(v);
+        if (ms !== null && ms >= ON_TIMEOUT_MIN_MS && ms <= ON_TIMEOUT_MAX_MS) rule.timeoutMs = ms;
+        else bad(`${key}.timeout`, `must be a duration from "${ON_TIMEOUT_MIN_MS}ms" to "${ON_TIMEOUT_MAX_MS / 60_000}m", e.g. "10s" (got ${show(v)})`, `"${ON_TIMEOUT_DEFAULT_MS / 1000}s"`);
+      } else if (k === 'agent' || k === 'session') {
+        if (typeof v === 'string' && v !== '') rule[k] = v;
+        else bad(`${key}.${k}`, `must be ${k === 'agent' ? 'an agent\'s name ("claude")' : 'a tmux session\'s name'} (got ${show(v)})`, 'any');
+      } else bad(`${key}.${k}`, 'unknown key, ignored (known: event, run, timeout, agent, session)', 'nothing');
+    }
+    into.push(rule);
+  });
 }
 
 /** Parse the text of a config.toml. A syntax error means defaults for everything, reported. */

@@ -13,6 +13,7 @@ import { globalOpts } from './context.js';
 import { printJson } from './print.js';
 import { spoolCheck } from './doctor-spool.js';
 import { restartsCheck } from './doctor-holder.js';
+import { onEventsCheck } from './doctor-on.js';
 import { localeCheck, supervisorCheck, type SupervisorInfo } from './doctor-locale.js';
 
 interface Check {
@@ -135,6 +136,7 @@ async function runChecks(cmd: Command): Promise<Check[]> {
     checks.push(await spoolCheck(files.spool, files.log, false));
     checks.push(restartsCheck(files.starts, files.log));
   }
+  checks.push(await onCheck(files));
   const plugin = (await tmux(sock, ['show-options', '-gqv', '@nerdr-plugin-warnings'])).stdout.trim();
   if (plugin) checks.push({ name: 'tmux plugin', ok: false, detail: plugin, fix: 'choose free keys for @nerdr-key-next / @nerdr-key-dash (tmux list-keys -T prefix), then reload your tmux config' });
   for (const { option, marker } of STATUS_OPTIONS) {
@@ -144,6 +146,14 @@ async function runChecks(cmd: Command): Promise<Check[]> {
     checks.push({ name: `lights in ${option}`, ok, detail: ok ? 'installed' : 'missing', ...(ok ? {} : { fix: 'nerdr tmux install (or the TPM plugin tmux/nerdr.tmux)' }) });
   }
   return checks;
+}
+
+/** [[on]]: its rules and its last failures (src/cli/doctor-on.ts). */
+async function onCheck(files: ReturnType<typeof serverFiles>): Promise<Check> {
+  const { loadConfig } = await import('../config.js');
+  const { configDir } = await import('../paths.js');
+  const { onFiles } = await import('../supervisor/on-events-store.js');
+  return onEventsCheck(onFiles(files.dir, files.key).failures, loadConfig(configDir()).config.on, files.log);
 }
 
 export function register(program: Command): void {

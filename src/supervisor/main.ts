@@ -22,6 +22,9 @@ import { ManifestRegistry } from '../detect/index.js';
 import { NERDR_VERSION } from '../version.js';
 import { Fleet, fleetSummaryText } from '../fleet/fleet.js';
 import type { HostStatus } from '../fleet/link.js';
+import { watchOnEvents } from './on-events.js';
+import { promptOf } from '../inbox/rows.js';
+import { integrationFor } from '../integrations/index.js';
 
 /** Where an authenticated hook event goes, from the socket and from the spool alike. */
 function applyHook(sup: Supervisor, h: HookReport<WatchedAgent>): void {
@@ -146,6 +149,11 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     socketPath: files.socket,
     notify: loaded.config.notify,
   });
+  // [[on]] (docs/on-events.md): sees every change from the first scan on
+  // a blocked event carries the inbox's prompt id (a push's button opens that row of `nerdr web`)
+  const onEvents = watchOnEvents(sup, files, configDir(), log, (a) =>
+    promptOf({ row: agentRow(a, sup.messages, sup.conflicts), screen: () => (a.mirror ? { text: a.mirror.renderText(), ansi: a.mirror.renderAnsi() } : null), dialogs: integrationFor(a.agent)?.dialogs ?? null }).id,
+  );
   manifests.on('change', (file: string) => {
     log('info', `manifests changed (${file}); re-evaluating`);
     sup.reevaluateAll();
@@ -162,6 +170,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     recordEnd(!revive, why || (revive ? 'crashed' : 'stopped'), fix);
     if (holderPane && !revive) await tmux(tmuxSocket, disarmArgs(holderPane)).catch(() => undefined);
     fleet?.stop();
+    onEvents.stop();
     await spool?.close().catch(() => undefined);
     await sup.stop().catch(() => undefined);
     await server?.close().catch(() => undefined);
