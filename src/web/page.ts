@@ -21,7 +21,7 @@ header h1 { font-size: 1.1rem; margin: 0; flex: 1; }
 #live.off::before { content: "● "; color: var(--blocked); }
 main { max-width: 48rem; margin: 0 auto; padding: .75rem; }
 .notice { background: #fff3e0; color: #4e2a00; border: 1px solid var(--stalled); border-radius: .5rem; padding: .6rem .8rem; margin-bottom: .75rem; }
-.notice b { display: block; }
+.notice strong { display: block; }
 .notice button { float: right; }
 .row { background: var(--card); border: 1px solid var(--line); border-left: .35rem solid var(--mute); border-radius: .5rem; padding: .7rem .8rem; margin-bottom: .75rem; }
 .row.blocked { border-left-color: var(--blocked); } .row.done { border-left-color: var(--done); }
@@ -69,7 +69,7 @@ function notice(title, lines) {
   const x = el('button', '', '×');
   x.setAttribute('aria-label', 'dismiss');
   x.addEventListener('click', () => n.remove());
-  n.append(x, el('b', '', title));
+  n.append(x, el('strong', '', title));
   for (const l of lines) if (l) n.append(el('div', '', l));
   notices.prepend(n);
   while (notices.children.length > 5) notices.lastChild.remove();
