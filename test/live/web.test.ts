@@ -117,6 +117,8 @@ describe.skipIf(!tmuxAvailable || !HAS_INBOX)('nerdr web: a real agent', () => {
   let browser: Browser | undefined;
   let web: { url: string; port: number; listen: string };
   let win: string;
+  let exited: Promise<number | null>;
+  let stopWeb: () => void;
   const inbox = async (): Promise<InboxRow[]> => ((await request(serverFiles(env.socketPath, env.env).socket, 'nerdr.inbox', {}, { timeoutMs: 10_000 })) as { rows: InboxRow[] }).rows;
   const blocked = async (): Promise<InboxRow | undefined> => (await inbox()).find((r) => r.window === win && r.kind === 'blocked' && r.dialog !== null);
 
@@ -128,6 +130,8 @@ describe.skipIf(!tmuxAvailable || !HAS_INBOX)('nerdr web: a real agent', () => {
     await waitFor(async () => (await env.lsJson()).find((x) => x.name === 'asker' && x.state === 'idle'), { what: 'the agent to be idle', timeoutMs: 20_000 });
     const child = spawn(process.execPath, [NERDR_BIN, '-L', env.server, 'web', '--json'], { env: env.env, stdio: ['ignore', 'pipe', 'pipe'] });
     env.track(child.pid!);
+    exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    stopWeb = () => child.kill('SIGINT');
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
     web = JSON.parse(await waitFor(() => (out.includes('\n') ? out.slice(0, out.indexOf('\n')) : null), { what: 'nerdr web --json to print its URL', timeoutMs: 20_000 })) as typeof web;
@@ -202,5 +206,11 @@ describe.skipIf(!tmuxAvailable || !HAS_INBOX)('nerdr web: a real agent', () => {
     expect((await blocked())?.id).toBe(now.id);
     expect(await env.tmuxOk('capture-pane', '-p', '-t', win)).toBe(screen);
     await page.close();
+  });
+
+  it('Ctrl-C ends it with status 0, and the port is free again', async () => {
+    stopWeb();
+    expect(await exited).toBe(0);
+    await expect(fetch(`http://127.0.0.1:${web.port}/`)).rejects.toThrow();
   });
 });
