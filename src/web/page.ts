@@ -77,10 +77,11 @@ function notice(title, lines) {
 
 async function act(path, body, row, card) {
   for (const b of card.querySelectorAll('button, input')) b.disabled = true;
-  let r, j = {};
+  let r, text = '', j = {};
   try {
     r = await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json', 'X-Nerdr-CSRF': csrf }, body: JSON.stringify(body) });
-    j = await r.json().catch(() => ({}));
+    text = await r.text();
+    try { j = JSON.parse(text); } catch { j = {}; }
   } catch (e) {
     notice(row.name + ': not sent', ['nerdr web did not answer: ' + e.message]);
   }
@@ -91,10 +92,7 @@ async function act(path, body, row, card) {
       notice(row.name + ': the prompt changed', [e.message, now ? 'now: ' + now.summary : 'no dialog waits there now', now && now.dialog ? now.dialog.text : '', 'nothing was typed']);
     } else if (j.error) {
       notice(row.name + ': ' + (e.message || 'refused'), [e.fix]);
-    } else {
-      const t = await r.text().catch(() => '');
-      notice(row.name + ': refused (' + r.status + ')', [t]);
-    }
+    } else notice(row.name + ': refused (' + r.status + ')', [text.trim()]);
   }
   for (const b of card.querySelectorAll('button, input')) b.disabled = false;
 }
