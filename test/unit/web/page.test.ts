@@ -7,6 +7,10 @@ describe('the page', () => {
     expect(PAGE_SCRIPT).toContain('textContent');
   });
 
+  it('its script parses (compiled here, not run)', () => {
+    expect(() => new Function(PAGE_SCRIPT)).not.toThrow();
+  });
+
   it('puts only its nonce and CSRF token into the HTML, escaped', () => {
     const html = page('n"><x', 'c&"');
     expect(html).toContain('<script nonce="n&#34;&#62;&#60;x">');
