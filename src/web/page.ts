@@ -26,6 +26,7 @@ main { max-width: 48rem; margin: 0 auto; padding: .75rem; }
 .row { background: var(--card); border: 1px solid var(--line); border-left: .35rem solid var(--mute); border-radius: .5rem; padding: .7rem .8rem; margin-bottom: .75rem; }
 .row.blocked { border-left-color: var(--blocked); } .row.done { border-left-color: var(--done); }
 .row.queued { border-left-color: var(--queued); } .row.stalled { border-left-color: var(--stalled); }
+.row.target { outline: .15rem solid var(--queued); }
 .top { display: flex; flex-wrap: wrap; gap: .25rem .6rem; align-items: baseline; }
 .name { font-weight: 600; overflow-wrap: anywhere; }
 .meta { color: var(--mute); font-size: .85rem; }
@@ -50,6 +51,7 @@ const notices = document.getElementById('notices');
 const live = document.getElementById('live');
 let rows = [];
 let away = null;
+let shown = '';
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -104,7 +106,9 @@ function choiceOf(opt, options) {
 
 function card(row) {
   const c = el('section', 'row ' + row.kind);
+  c.id = 'row-' + row.id; // the anchor a notification links to (docs/on-events.md)
   c.dataset.row = row.id;
+  if (location.hash === '#' + c.id) c.classList.add('target');
   c.dataset.window = row.window;
   const top = el('div', 'top');
   top.append(el('span', 'name', row.name), el('span', 'meta', row.agent + ' · ' + row.window + (row.host ? ' · ' + row.host : '')), el('span', 'meta', (KIND[row.kind] || row.kind) + ' · ' + waited(row.since)));
@@ -150,6 +154,14 @@ function render() {
   const out = rows.map(card);
   if (!out.length) out.push(el('div', 'empty', away ? 'the supervisor does not answer' : 'nothing waits for you'));
   list.replaceChildren(...out);
+  // a link to a row (#row-ID) scrolls to it once it is there
+  if (location.hash !== shown) {
+    const t = location.hash.startsWith('#row-') && document.getElementById(location.hash.slice(1));
+    if (t) {
+      t.scrollIntoView({ block: 'start' });
+      shown = location.hash;
+    }
+  }
   document.title = (rows.length ? '(' + rows.length + ') ' : '') + 'nerdr inbox';
 }
 
@@ -173,6 +185,7 @@ es.addEventListener('away', (e) => {
   setLive(false, 'supervisor away: ' + away.message);
   render();
 });
+window.addEventListener('hashchange', render);
 setInterval(render, 30000);
 `;
 

@@ -97,6 +97,13 @@ describe.skipIf(!CHROMIUM)('nerdr web: the page in chromium, over an inbox of th
     await page.close();
   });
 
+  it('a link to #row-ID (a notification\'s button) opens the page at that row, marked', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${server.url}#row-${source.rows[0]!.id}`);
+    await page.locator(`section#row-${source.rows[0]!.id}.target`).waitFor();
+    await page.close();
+  });
+
   it.skipIf(!process.env.NERDR_WEB_SCREENSHOT)('the page at phone width, for docs/web-phone.png', async () => {
     const now = Date.now();
     source.rows = [
