@@ -3,6 +3,7 @@
 // Documented in docs/config.md.
 
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
@@ -37,6 +38,27 @@ export interface NerdrConfig {
   detect: DetectConfig;
   /** `[[on]]`: commands run when an agent enters a state (docs/on-events.md). */
   on: OnRule[];
+  /** `[web]`: `nerdr web` (docs/web.md). */
+  web: WebConfig;
+}
+
+export interface WebConfig {
+  /** The port to serve on; null: a free one, chosen at each start. */
+  port: number | null;
+  /** The address to listen on: loopback unless the user names another (then nerdr web warns). */
+  listen: string;
+}
+
+/** What is wrong with a `[web] listen` / `--listen` address, or null: an IP address of this machine, never the wildcard (no Host could be checked against it). */
+export function webListenProblem(v: unknown): string | null {
+  if (typeof v !== 'string' || isIP(v) === 0) return `must be an IP address such as "127.0.0.1" or a tailnet address (got ${show(v)})`;
+  if (v === '0.0.0.0' || v === '::' || /^0+(\.0+){3}$/.test(v)) return `must be one address, not every address (got ${show(v)}): name the interface's own address`;
+  return null;
+}
+
+/** What is wrong with a `[web] port` / `--port`, or null: 0 (a free one) to 65535. */
+export function webPortProblem(v: unknown): string | null {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 65535 ? null : `must be a port number from 1 to 65535, or 0 for a free one (got ${show(v)})`;
 }
 
 export interface AgentLimits {
@@ -127,7 +149,20 @@ export function defaultAgentConfig(agent: string): AgentConfig {
 export function defaultConfig(): NerdrConfig {
   const agents: Record<string, AgentConfig> = {};
   for (const id of Object.keys(INTEGRATIONS)) agents[id] = defaultAgentConfig(id);
-  return { agents, lights: { auto_install: true }, notify: { bell: true, osc: true, desktop: true }, worktrees: { root: null, copy: [], setup: null, rm_ignored: [], check: null }, control: 'own', answer: 'none', limits: { ...DEFAULT_AGENT_LIMITS }, fleet: { ssh: ['ssh'], hosts: {} }, detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 }, on: [] };
+  // one key a line: each section added is one line of its own
+  return {
+    agents,
+    lights: { auto_install: true },
+    notify: { bell: true, osc: true, desktop: true },
+    worktrees: { root: null, copy: [], setup: null, rm_ignored: [], check: null },
+    control: 'own',
+    answer: 'none',
+    limits: { ...DEFAULT_AGENT_LIMITS },
+    fleet: { ssh: ['ssh'], hosts: {} },
+    detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 },
+    on: [],
+    web: { port: null, listen: '127.0.0.1' },
+  };
 }
 
 /** The settings for one agent (defaults when the file does not mention it). */
@@ -178,6 +213,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
     else if (top === 'fleet') fleetSection(value, config.fleet, bad);
     else if (top === 'detect') detectSection(value, config.detect, bad);
     else if (top === 'on') onSection(value, config.on, bad);
+    else if (top === 'web') webSection(value, config.web, bad);
     else if (top === 'agents') {
       if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", answer = "none" | "helpers", max_helpers, max_depth, and [agents.<name>] sections', 'defaults'); continue; }
       for (const [id, section] of Object.entries(value)) {
@@ -239,7 +275,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
         }
         config.agents[id] = ac;
       }
-    } else bad(top, 'unknown section, ignored (known: [agents.<name>], [lights], [notify], [worktrees], [fleet], [detect], [[on]])', 'nothing');
+    } else bad(top, 'unknown section, ignored (known: [agents.<name>], [lights], [notify], [worktrees], [fleet], [detect], [web], [[on]])', 'nothing');
   }
   return { config, problems };
 }
@@ -289,6 +325,18 @@ function detectSection(value: unknown, into: DetectConfig, bad: (key: string, me
       if (problem === null) into.idle_after = v as number;
       else bad(key, problem, into.idle_after);
     } else bad(key, 'unknown key, ignored (known: idle_after)', 'nothing');
+  }
+}
+
+function webSection(value: unknown, into: WebConfig, bad: (key: string, message: string, used: unknown) => void): void {
+  if (!isTable(value)) return bad('web', 'must be a table', 'defaults');
+  for (const [k, v] of Object.entries(value)) {
+    const key = `web.${k}`;
+    const problem = k === 'port' ? webPortProblem(v) : k === 'listen' ? webListenProblem(v) : undefined;
+    if (problem === undefined) bad(key, 'unknown key, ignored (known: port, listen)', 'nothing');
+    else if (problem !== null) bad(key, problem, k === 'port' ? 'a free port' : into.listen);
+    else if (k === 'port') into.port = (v as number) || null;
+    else into.listen = v as string;
   }
 }
 

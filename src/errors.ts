@@ -55,6 +55,10 @@ export const CODES = {
   broken_install: { exit: 1, fix: 'install nerdr again (npm install -g nerdr, or npm install in your clone)' },
   /** The supervisor refuses to serve: its socket's folder or path is unsafe or taken. */
   socket_unsafe: { exit: 1, fix: '`nerdr doctor` checks the state folder' },
+  /** `nerdr web`: the port asked for is taken by another program. */
+  port_in_use: { exit: 1, fix: 'choose another with --port (or `[web] port` in config.toml), or --port 0 for a free one' },
+  /** `nerdr web`: the address asked for cannot be listened on (not this machine's, or not permitted). */
+  listen_failed: { exit: 1, fix: 'name an address of this machine with --listen (or `[web] listen`); `ip -brief address` lists them' },
 
   // ---- the socket client's (no reply from the supervisor) ----
   server_not_running: { exit: 1, fix: '`nerdr supervisor start` starts it; `nerdr doctor` says what is missing' },

@@ -47,6 +47,7 @@ const MODULES: Record<string, string> = {
   skill: './skill.js',
   fleet: './fleet.js',
   selftest: './selftest.js',
+  web: './web.js',
 };
 
 /** The command word: the first argument that is not a global option or its value. */
