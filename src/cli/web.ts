@@ -48,11 +48,24 @@ export function register(program: Command): void {
     .option('--json', 'print {url, port, listen} as one JSON line once serving')
     .action(async (opts: WebOptions, cmd: Command) => {
       refuseAgentWindow();
-      const { port, listen } = webAddress(opts, loadConfig(configDir()).config.web);
+      const config = loadConfig(configDir()).config;
+      const { port, listen } = webAddress(opts, config.web);
       const socketFile = await ensureSupervisor(await tmuxSocket(cmd));
       const { startWebServer } = await import('../web/server.js');
-      const { supervisorSource } = await import('../web/source.js');
-      const server = await startWebServer({ source: supervisorSource(socketFile), listen, port, log: (l) => process.stderr.write(`${l}\n`) }).catch((err: NodeJS.ErrnoException) => {
+      const { supervisorSource, withFleet } = await import('../web/source.js');
+      let source = supervisorSource(socketFile);
+      // the fleet's hosts' rows beside this machine's, each acted on by its host's own nerdr
+      if (Object.keys(config.fleet.hosts).length > 0) {
+        const { captureRemote, hostInboxes } = await import('./fleet.js');
+        const { request } = await import('../supervisor/socket/index.js');
+        const fleet = config.fleet;
+        source = withFleet(source, {
+          hosts: async () => ((await request(socketFile, 'nerdr.fleet', {}, { timeoutMs: 5000 })) as { hosts: { name: string; state: string }[] }).hosts.filter((h) => h.state === 'connected' && fleet.hosts[h.name]).map((h) => h.name),
+          rows: async (names) => (await hostInboxes(fleet, names)).rows,
+          run: (host, args) => (fleet.hosts[host] ? captureRemote(fleet, fleet.hosts[host], args) : Promise.resolve({ code: 1, stdout: '', stderr: `nerdr: no fleet host "${host}"` })),
+        });
+      }
+      const server = await startWebServer({ source, listen, port, log: (l) => process.stderr.write(`${l}\n`) }).catch((err: NodeJS.ErrnoException) => {
         throw typeof err.code === 'string' ? listenError(err, listen, port) : err;
       });
       if (!isLoopback(listen)) {

@@ -99,6 +99,11 @@ async function act(path, body, row, card) {
   for (const b of card.querySelectorAll('button, input')) b.disabled = false;
 }
 
+// a fleet host's row is acted on by that host's own nerdr (the server runs it over ssh)
+function withHost(body, row) {
+  if (row.host) body.host = row.host;
+  return body;
+}
 function choiceOf(opt, options) {
   const plain = opt.kind === 'approve' || opt.kind === 'always' || opt.kind === 'deny';
   return plain && options.filter((o) => o.kind === opt.kind).length === 1 ? opt.kind : opt.n;
@@ -124,13 +129,13 @@ function card(row) {
           input.type = 'text';
           input.placeholder = opt.label;
           const b = el('button', 'text', opt.n + '. send');
-          b.addEventListener('click', () => act('/answer', { target: row.window, prompt: row.id, choice: opt.n, text: input.value }, row, c));
+          b.addEventListener('click', () => act('/answer', withHost({ target: row.window, prompt: row.id, choice: opt.n, text: input.value }, row), row, c));
           actions.append(input, b);
           continue;
         }
         const b = el('button', opt.kind, opt.n + '. ' + opt.label);
         b.dataset.choice = String(choiceOf(opt, row.dialog.options));
-        b.addEventListener('click', () => act('/answer', { target: row.window, prompt: row.id, choice: choiceOf(opt, row.dialog.options) }, row, c));
+        b.addEventListener('click', () => act('/answer', withHost({ target: row.window, prompt: row.id, choice: choiceOf(opt, row.dialog.options) }, row), row, c));
         actions.append(b);
       }
     } else c.append(el('div', 'meta', 'nerdr cannot type this agent\\'s answer: answer it in its window'));
@@ -138,11 +143,11 @@ function card(row) {
   if (row.message && row.kind === 'queued') {
     c.append(el('pre', 'message', row.message.text));
     const b = el('button', 'cancel', 'Cancel message');
-    b.addEventListener('click', () => act('/cancel', { id: row.message.id }, row, c));
+    b.addEventListener('click', () => act('/cancel', withHost({ id: row.message.id }, row), row, c));
     actions.append(b);
   }
   const s = el('button', 'snooze', 'Snooze 15 min');
-  s.addEventListener('click', () => act('/snooze', { id: row.id, forMs: 15 * 60 * 1000 }, row, c));
+  s.addEventListener('click', () => act('/snooze', withHost({ id: row.id, forMs: 15 * 60 * 1000 }, row), row, c));
   actions.append(s);
   c.append(actions);
   return c;

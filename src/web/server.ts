@@ -51,9 +51,9 @@ const MAX_BODY = 16 * 1024;
 /** A comment line on every stream this often keeps an ssh tunnel or a phone's connection from going idle. */
 const KEEPALIVE_MS = 20_000;
 
-const answerBody = z.object({ target: z.string().min(1).max(64), prompt: z.string().min(1).max(256), choice: z.union([z.enum(['approve', 'always', 'deny']), z.number().int().min(1).max(99)]), text: z.string().max(8192).optional() }).strict();
-const snoozeBody = z.object({ id: z.string().min(1).max(256), forMs: z.number().int().min(1000).max(7 * 24 * 3600_000) }).strict();
-const cancelBody = z.object({ id: z.string().min(1).max(256) }).strict();
+const answerBody = z.object({ target: z.string().min(1).max(64), prompt: z.string().min(1).max(256), choice: z.union([z.enum(['approve', 'always', 'deny']), z.number().int().min(1).max(99)]), text: z.string().max(8192).optional(), host: z.string().min(1).max(64).optional() }).strict();
+const snoozeBody = z.object({ id: z.string().min(1).max(256), forMs: z.number().int().min(1000).max(7 * 24 * 3600_000), host: z.string().min(1).max(64).optional() }).strict();
+const cancelBody = z.object({ id: z.string().min(1).max(256), host: z.string().min(1).max(64).optional() }).strict();
 
 /** A set that forgets its oldest member past `max`. */
 class Recent {
@@ -180,8 +180,8 @@ export function startWebServer(opts: WebServerOptions): Promise<WebServer> {
       } catch (err) {
         if (!(err instanceof SourceError)) throw err;
         // the supervisor's refusal, as it said it; for a changed prompt, the window's row as it is now
-        const target = url.pathname === '/answer' ? (body as { target: string }).target : null;
-        const current = err.code === 'prompt_changed' && target ? ((await source.inbox().catch(() => [])).find((r) => r.window === target && r.kind === 'blocked') ?? null) : undefined;
+        const target = url.pathname === '/answer' ? (body as { target: string; host?: string }) : null;
+        const current = err.code === 'prompt_changed' && target ? ((await source.inbox().catch(() => [])).find((r) => r.window === target.target && (r.host ?? undefined) === target.host && r.kind === 'blocked') ?? null) : undefined;
         return json(res, UNREACHABLE.has(err.code) ? 502 : 409, { error: { code: err.code, message: err.message, ...(err.fix ? { fix: err.fix } : {}), ...(err.data !== undefined ? { data: err.data } : {}), ...(current !== undefined ? { current } : {}) } });
       }
     }

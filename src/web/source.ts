@@ -10,13 +10,15 @@ export interface AnswerParams {
   prompt: string;
   choice: AnswerChoice;
   text?: string;
+  /** A fleet host's row: answered by that host's own nerdr over ssh. */
+  host?: string;
 }
 
 export interface InboxSource {
   inbox(): Promise<InboxRow[]>;
   answer(p: AnswerParams): Promise<AnswerResult>;
-  snooze(p: { id: string; forMs: number }): Promise<{ id: string; until: number }>;
-  cancel(p: { id: string }): Promise<unknown>;
+  snooze(p: { id: string; forMs: number; host?: string }): Promise<{ id: string; until: number }>;
+  cancel(p: { id: string; host?: string }): Promise<unknown>;
   /** Calls `onChange` after every change of the agents (as often as the stream says; the server coalesces). Returns the stop. */
   follow(onChange: () => void): () => void;
 }
@@ -62,9 +64,9 @@ export function supervisorSource(socketFile: string, caller?: string): InboxSour
   };
   return {
     inbox: async () => (await ask<{ rows: InboxRow[] }>('nerdr.inbox', {})).rows,
-    answer: (p) => ask<AnswerResult>('nerdr.answer', p),
-    snooze: (p) => ask('nerdr.snooze', p),
-    cancel: (p) => ask('nerdr.cancel', p),
+    answer: ({ host, ...p }) => (host ? Promise.reject(noFleet(host)) : ask<AnswerResult>('nerdr.answer', p)),
+    snooze: ({ host, ...p }) => (host ? Promise.reject(noFleet(host)) : ask('nerdr.snooze', p)),
+    cancel: ({ host, ...p }) => (host ? Promise.reject(noFleet(host)) : ask('nerdr.cancel', p)),
     follow(onChange) {
       let stopped = false;
       let sub: Subscription | null = null;
@@ -94,6 +96,80 @@ export function supervisorSource(socketFile: string, caller?: string): InboxSour
         stopped = true;
         if (retry) clearTimeout(retry);
         sub?.close();
+      };
+    },
+  };
+}
+
+function noFleet(host: string): SourceError {
+  return new SourceError('unknown_target', `no fleet host "${host}" is followed here`, 'nerdr fleet ls lists the hosts');
+}
+
+/** How fleet rows are pulled and acted on (the CLI's ssh, src/cli/fleet.ts); tests give their own. */
+export interface FleetDeps {
+  /** The connected hosts' names now (the supervisor's `nerdr.fleet`). */
+  hosts(): Promise<string[]>;
+  /** These hosts' inbox rows, marked with their host. */
+  rows(hosts: string[]): Promise<InboxRow[]>;
+  /** The host's own nerdr with these arguments, over ssh: its exit status, stdout and stderr. */
+  run(host: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/** How often the fleet's inboxes are read again while the page is followed (each host: one ssh). */
+export const FLEET_PULL_MS = 5000;
+
+/**
+ * The local source with every connected fleet host's rows beside its own (read over ssh every
+ * FLEET_PULL_MS while followed), and a fleet row's answer, snooze or cancel run by that host's
+ * own nerdr (`answer … --prompt ID`, whose prompt check is the host's; exit 7 is "the prompt changed").
+ */
+export function withFleet(local: InboxSource, fleet: FleetDeps): InboxSource {
+  let remote: InboxRow[] = [];
+  const pull = async (): Promise<void> => {
+    remote = await fleet.rows(await fleet.hosts()).catch(() => remote);
+  };
+  const onHost = async (host: string, args: string[]): Promise<string> => {
+    const r = await fleet.run(host, args);
+    if (r.code === 0) return r.stdout;
+    const said = r.stderr.split('\n').find((l) => l.startsWith('nerdr: '))?.slice('nerdr: '.length) ?? (r.stderr.trim().split('\n')[0] || `exit ${r.code}`);
+    throw new SourceError(r.code === 7 ? 'prompt_changed' : 'failed', `${host}: ${said}`);
+  };
+  return {
+    inbox: async () => [...(await local.inbox()), ...remote].sort((a, b) => a.since - b.since),
+    answer: async (p) => {
+      if (!p.host) return local.answer(p);
+      const out = await onHost(p.host, ['answer', p.target, String(p.choice), '--prompt', p.prompt, '--json', ...(p.text ? ['--text', p.text] : [])]);
+      await pull();
+      return JSON.parse(out) as AnswerResult;
+    },
+    snooze: async (p) => {
+      if (!p.host) return local.snooze(p);
+      const out = await onHost(p.host, ['inbox', 'snooze', p.id, `${Math.round(p.forMs / 1000)}s`, '--json']);
+      await pull();
+      return JSON.parse(out) as { id: string; until: number };
+    },
+    cancel: async (p) => {
+      if (!p.host) return local.cancel(p);
+      const out = await onHost(p.host, ['send', '--cancel', p.id, '--json']);
+      await pull();
+      return JSON.parse(out) as unknown;
+    },
+    follow(onChange) {
+      const stop = local.follow(onChange);
+      let timer: NodeJS.Timeout | null = null;
+      let stopped = false;
+      const tick = async (): Promise<void> => {
+        const before = JSON.stringify(remote);
+        await pull();
+        if (stopped) return;
+        if (JSON.stringify(remote) !== before) onChange();
+        timer = setTimeout(() => void tick(), FLEET_PULL_MS);
+      };
+      void tick();
+      return () => {
+        stopped = true;
+        if (timer) clearTimeout(timer);
+        stop();
       };
     },
   };

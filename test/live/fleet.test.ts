@@ -238,6 +238,27 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
     expect(row.dialog?.text).toContain('Do you want to proceed?');
     const text = await env.nerdr('inbox', '--fleet');
     expect(text.stdout).toMatch(/hostA\s+asker\s+demo\s+blocked: Do you want to proceed\?/);
+    // the web page's stream carries the same row, with its host
+    const web = spawn(process.execPath, [NERDR, '-L', env.server, 'web', '--json'], { env: env.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    env.track(web.pid!);
+    try {
+      let out = '';
+      web.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+      const { url, port } = JSON.parse(await waitFor(() => (out.includes('\n') ? out.slice(0, out.indexOf('\n')) : null), { what: 'nerdr web to print its URL', timeoutMs: 20_000 })) as { url: string; port: number };
+      const login = await fetch(url, { redirect: 'manual' });
+      const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+      const events = await fetch(`http://127.0.0.1:${port}/events`, { headers: { cookie } });
+      const reader = events.body!.getReader();
+      let seen = '';
+      await waitFor(async () => {
+        const { value } = await reader.read();
+        seen += new TextDecoder().decode(value ?? new Uint8Array());
+        return /"host":"hostA"/.test(seen) && seen.includes(row.id);
+      }, { what: "the page's stream to carry hostA's row", timeoutMs: 20_000 });
+      await reader.cancel();
+    } finally {
+      web.kill('SIGINT');
+    }
     const stale = await env.nerdr('answer', 'hostA:asker', 'approve', '--prompt', 'p000000000');
     expect(stale.code).toBe(7);
     expect(stale.stderr).toContain('the prompt changed');
