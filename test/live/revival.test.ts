@@ -188,7 +188,8 @@ describe.skipIf(!tmuxAvailable)('the supervisor killed three times during a burs
     expect(revivals).toHaveLength(3);
     for (const ms of revivals) expect(ms).toBeLessThan(2000);
     const last = ++seq;
-    expect((await report(rep, 'idle', last)).code).toBe(0);
+    const idle = await report(rep, 'idle', last);
+    expect(idle.code, `${idle.stdout}${idle.stderr}`).toBe(0);
     try {
       await waitFor(() => messages.every((m) => answered.has(m)), { timeoutMs: 30_000, what: 'every queued message typed' }).catch((err: Error) => {
         const said = readFileSync(log, 'utf8').split('\n').filter((l) => /msg|message/.test(l)).slice(-10);

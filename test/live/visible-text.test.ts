@@ -115,6 +115,30 @@ describe.skipIf(!tmuxAvailable)('hostile text reaches no terminal raw', () => {
     }
   });
 
+  it('inbox, inbox ID and events: a queued message an agent wrote with escapes shown as ^[…; --json exact', async () => {
+    // a demo agent kept working, so the message waits in its queue
+    const made = await env.nerdr('new', 'demo', '-d', '--name', 'busy', '--', '--auto', '0', '--work', '120');
+    expect(made.code, made.stderr).toBe(0);
+    const busy = made.stdout.trim();
+    await waitFor(async () => (await env.lsJson()).find((a) => a.window === busy && a.state === 'idle'), { what: 'busy idle' });
+    await env.tmuxOk('send-keys', '-t', busy, 'work', 'Enter');
+    await waitFor(async () => (await env.lsJson()).find((a) => a.window === busy && a.state === 'working'), { what: 'busy working' });
+    const sent = await env.nerdr('send', busy, STEP, '--json');
+    expect(sent.code, sent.stderr).toBe(0);
+    const id = (JSON.parse(sent.stdout) as { id: string }).id;
+    for (const args of [['inbox'], ['inbox', id]]) {
+      const r = await env.nerdr(...args);
+      expect(r.code, r.stderr).toBe(0);
+      clean(r, args.join(' '));
+      expect(r.stdout).toContain('look here ^[]52;c;');
+    }
+    const json = JSON.parse((await env.nerdr('inbox', '--json')).stdout) as { rows: { id: string; message: { text: string } | null }[] };
+    expect(json.rows.find((r) => r.id === id)?.message?.text).toBe(STEP);
+    const ev = await env.nerdrWith(['events', '--until-stdin-ends'], { input: '' });
+    clean(ev, 'events');
+    await env.nerdr('send', '--cancel', id);
+  });
+
   it('fleet ls and ls --fleet: a remote host\'s stderr and rows shown as ^[…; --json exact', async () => {
     const answer = async () => JSON.parse((await env.nerdr('fleet', 'ls', '--json')).stdout) as { name: string; state: string; error: { message: string } | null; agents: unknown[] }[];
     await waitFor(async () => {

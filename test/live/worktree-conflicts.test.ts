@@ -114,12 +114,13 @@ describe.skipIf(!tmuxAvailable)('worktree conflicts', () => {
       throw new Error(`${err.message}: ${JSON.stringify(await rows())}`);
     });
     expect((await rows()).find((r) => r.window === wins[1])?.conflict).toBe('feat/x');
-    expect(await light(wins[0]!)).toContain('⚠');
+    await waitFor(async () => (await light(wins[0]!)).includes('⚠'), { what: 'the ⚠ in the light' });
     // y's agent takes x's line: nothing conflicts any more, the marks go at its next turn's end
     writeFileSync(path.join(at('feat/y'), 'shared.txt'), 'from feat/x\n');
     git(at('feat/y'), 'commit', '-qam', 'y takes x');
     await env.tmuxOk('send-keys', '-t', wins[1]!, 'go', 'Enter');
     await waitFor(async () => (await rows()).filter((r) => wins.includes(r.window)).every((r) => r.conflict === null), { what: 'the marks to go', timeoutMs: 20_000 });
-    expect(await light(wins[0]!)).not.toContain('⚠');
+    // the light follows the row (tmux gets it a moment later)
+    await waitFor(async () => !(await light(wins[0]!)).includes('⚠'), { what: 'the ⚠ to leave the light' });
   });
 });

@@ -95,6 +95,11 @@ export async function startSshd(dir: string, authorized: string): Promise<Sshd> 
   const hostKey = path.join(dir, 'host_ed25519');
   keyPair(hostKey);
   const keys = path.join(dir, 'authorized_keys');
+  // the sessions' HOME: a folder of the test's, so the login shell reads no rc file of the user's
+  // (a user's ~/.bashrc can be slow or hold a lock, e.g. pyenv's rehash, left stale when a test
+  // kills a session while it runs, after which every later login waits 60 s for it)
+  const home = path.join(dir, 'home');
+  mkdirSync(home, { recursive: true });
   writeFileSync(keys, authorized, { mode: 0o600 });
   let port = candidatePort();
   const config = path.join(dir, 'sshd_config');
@@ -114,6 +119,7 @@ export async function startSshd(dir: string, authorized: string): Promise<Sshd> 
         'UsePAM no',
         'PermitRootLogin prohibit-password',
         'AcceptEnv TMUX_TMPDIR NERDR_STATE_DIR NERDR_CONFIG_DIR PATH LANG LC_ALL',
+        `SetEnv HOME=${home}`,
         '',
       ].join('\n'),
     );
