@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { connect } from 'node:net';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NERDR_BIN, REPO_ROOT, run, tmuxAvailable, waitFor, type RunResult, processEnv } from './helpers/env.js';
+import { NERDR_BIN, REPO_ROOT, run, tmuxAvailable, waitFor, type RunResult, paneEnv } from './helpers/env.js';
 import { messagesSuite } from './helpers/messages-suite.js';
 
 const FAKE = path.join(REPO_ROOT, 'test', 'live', 'helpers', 'fake-agent.js');
@@ -148,8 +148,7 @@ describe.skipIf(!tmuxAvailable)('messages, live: queued messages are never lost 
     });
 
     it('a s.client other than the CLI gets invalid_message for a NUL or a lone surrogate', async () => {
-      const pid = (await s.env.tmuxOk('display', '-p', '-t', win, '#{pane_pid}')).trim();
-      const sock = processEnv(pid).NERDR_SOCKET!;
+      const sock = (await paneEnv(s.env, win)).NERDR_SOCKET!;
       const ask = (line: string): Promise<{ error?: { code: string; message: string } }> =>
         new Promise((resolve, reject) => {
           const c = connect(sock);

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { connect } from 'node:net';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NERDR_BIN, REPO_ROOT, run, tmuxAvailable, waitFor, type RunResult, processEnv } from './helpers/env.js';
+import { NERDR_BIN, REPO_ROOT, run, tmuxAvailable, waitFor, type RunResult, paneEnv } from './helpers/env.js';
 import { messagesSuite } from './helpers/messages-suite.js';
 
 const FAKE = path.join(REPO_ROOT, 'test', 'live', 'helpers', 'fake-agent.js');
@@ -94,8 +94,7 @@ describe.skipIf(!tmuxAvailable)('messages, live: nerdr send: typed and submitted
       const cmd = `NERDR_AGENT=demo FAKE_AGENT_SCREEN='${DEMO_IDLE}' FAKE_AGENT_INPUT_LOG='${inputLog()}' '${process.execPath}' '${FAKE}'; exit`;
       win = await newWindow('--name', 'deaf', '--cmd', cmd);
       if (rec.rows.size === 0) {
-        const pid = (await s.env.tmuxOk('display', '-p', '-t', win, '#{pane_pid}')).trim();
-        await rec.start(processEnv(pid).NERDR_SOCKET!);
+        await rec.start((await paneEnv(s.env, win)).NERDR_SOCKET!);
       }
       await waitFor(async () => {
         const r = await row(win);

@@ -6,7 +6,7 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processEnv, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
+import { paneEnv, startLiveEnv, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
 import { Recorder } from './helpers/recorder.js';
 
 /** A REPL: a prompt, a line read, five lines of output 0.3 s apart (its "work"), an answer. */
@@ -68,8 +68,7 @@ describe.skipIf(!tmuxAvailable)('a program nerdr does not know: the quiet rule, 
     expect(r.code, r.stderr).toBe(0);
     const win = r.stdout.trim();
     if (rec.rows.size === 0) {
-      const pid = (await env.tmuxOk('display', '-p', '-t', win, '#{pane_pid}')).trim();
-      await rec.start(processEnv(pid).NERDR_SOCKET!);
+      await rec.start((await paneEnv(env, win)).NERDR_SOCKET!);
     }
     return win;
   }

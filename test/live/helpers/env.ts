@@ -15,7 +15,7 @@
 
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -391,7 +391,24 @@ export function processEnv(pid: number | string): Record<string, string> {
   );
 }
 
-/** The environment of the process running in a pane (its pane pid). */
+/**
+ * The environment of the process running in a pane (its pane pid), once it runs: until the pane's
+ * child has exec'd its program, /proc shows the tmux server's environment it was forked with (CI
+ * read a window's environment without its NERDR_TAB once, right after `nerdr new`).
+ */
 export async function paneEnv(env: LiveEnv, target: string): Promise<Record<string, string>> {
-  return processEnv((await env.tmuxOk('display', '-p', '-t', target, '#{pane_pid}')).trim());
+  const pid = (await env.tmuxOk('display', '-p', '-t', target, '#{pane_pid}')).trim();
+  const exe = (p: number | string): string | null => {
+    try {
+      return readlinkSync(`/proc/${p}/exe`);
+    } catch {
+      return null;
+    }
+  };
+  const server = exe(env.serverPid);
+  await waitFor(() => {
+    const mine = exe(pid);
+    return mine !== null && mine !== server;
+  }, { what: `the program of ${target} to start`, timeoutMs: 5000 });
+  return processEnv(pid);
 }
