@@ -30,3 +30,13 @@ export function visible(text: string, opts: { lines?: boolean; colour?: boolean 
     return `<${n.toString(16)}>`;
   });
 }
+
+/**
+ * What another nerdr process (over ssh, or the CLI run as a child) said when it failed: its
+ * `nerdr: …` line, else its last line, else its exit status; shown, never obeyed.
+ */
+export function nerdrSaid(stderr: string, status: number): string {
+  const lines = stderr.trim().split('\n').filter((l) => l.trim() !== '');
+  const said = lines.find((l) => l.startsWith('nerdr: '))?.slice('nerdr: '.length) ?? lines.at(-1) ?? '';
+  return visible(said) || `exit ${status}`;
+}

@@ -20,7 +20,7 @@ import { call, callerSecret, supervisorAnswers, tmuxSocket } from './context.js'
 import { printJson, table } from './print.js';
 import { request } from '../supervisor/socket/index.js';
 import { serverFiles } from '../paths.js';
-import { visible } from '../text.js';
+import { nerdrSaid, visible } from '../text.js';
 
 export interface FleetAnswer {
   hosts: HostStatus[];
@@ -321,7 +321,7 @@ export async function hostInboxes(cfg: FleetConfig, names: readonly string[]): P
       if (!host) return;
       const r = await captureRemote(cfg, host, ['inbox', '--json']);
       try {
-        if (r.code !== 0) throw new NerdrError(r.stderr.trim().split('\n').at(-1) || `exit ${r.code}`, undefined, { code: 'failed' });
+        if (r.code !== 0) throw new NerdrError(nerdrSaid(r.stderr, r.code), undefined, { code: 'failed' });
         const got = JSON.parse(r.stdout) as { rows?: unknown };
         if (!Array.isArray(got.rows)) throw new NerdrError('its answer holds no rows', undefined, { code: 'invalid_response' });
         for (const row of got.rows as InboxRow[]) rows.push({ ...row, host: h.name });

@@ -62,8 +62,10 @@ async function comment(cmd: Command, target: string, file: string, lineText: str
   const { callerSecret } = await import('./context.js');
   const { readShownFile } = await import('../review/read-file.js');
   const { commentMessage } = await import('../review/comment.js');
+  const { findAgent } = await import('../review/follow.js');
   const rows = (await call<{ agents: AgentRow[] }>(cmd, 'nerdr.ls', {})).agents;
-  const row = rows.find((r) => r.name === target || r.window === target || r.pane === target || r.id === target);
+  // as `review --once AGENT` finds it: an id first, then a name that only one agent has
+  const row = findAgent(rows, target) as AgentRow | null;
   if (!row) throw new NerdrError(`no agent "${target}"`, '`nerdr ls` lists the agents', { code: 'unknown_target' });
   const abs = path.resolve(row.cwd, file);
   const rel = path.relative(row.cwd, abs);

@@ -14,6 +14,7 @@ import type { WatchedAgent } from './agent.js';
 import { registerMethods } from './api.js';
 import { agentRow } from './rows.js';
 import { fleet as fleetMethod, fleetReload, SUPERVISOR_METHODS, supervisorHost } from './methods/index.js';
+import { inboxWindow } from './methods/host.js';
 import { FOCUS_SUBSCRIPTION, FocusSwitch, focusWatchCommands, HerdrUplink, herdrTarget } from './herdr-uplink.js';
 import { command } from '../tmux/quote.js';
 import type { Timer } from './clock.js';
@@ -24,7 +25,6 @@ import { Fleet, fleetSummaryText } from '../fleet/fleet.js';
 import type { HostStatus } from '../fleet/link.js';
 import { watchOnEvents } from './on-events.js';
 import { promptOf } from '../inbox/rows.js';
-import { integrationFor } from '../integrations/index.js';
 
 /** Where an authenticated hook event goes, from the socket and from the spool alike. */
 function applyHook(sup: Supervisor, h: HookReport<WatchedAgent>): void {
@@ -151,9 +151,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   });
   // [[on]] (docs/on-events.md): sees every change from the first scan on
   // a blocked event carries the inbox's prompt id (a push's button opens that row of `nerdr web`)
-  const onEvents = watchOnEvents(sup, files, configDir(), log, (a) =>
-    promptOf({ row: agentRow(a, sup.messages, sup.conflicts), screen: () => (a.mirror ? { text: a.mirror.renderText(), ansi: a.mirror.renderAnsi() } : null), dialogs: integrationFor(a.agent)?.dialogs ?? null }).id,
-  );
+  const onEvents = watchOnEvents(sup, files, configDir(), log, (a) => promptOf(inboxWindow(sup, a)).id);
   manifests.on('change', (file: string) => {
     log('info', `manifests changed (${file}); re-evaluating`);
     sup.reevaluateAll();

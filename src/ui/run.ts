@@ -7,7 +7,7 @@
 
 import blessed from 'blessed';
 import { exitFor, NerdrError } from '../errors.js';
-import { visible } from '../text.js';
+import { nerdrSaid } from '../text.js';
 import { request, subscribe, SocketRequestError } from '../supervisor/socket/index.js';
 import { tmux } from '../tmux/server.js';
 import { Dashboard, type DashActions } from './dash.js';
@@ -55,10 +55,8 @@ export function fleetAgentInfo(host: string, r: RemoteAgent): AgentInfo {
  * `fix:` after it), and the code its exit status keeps (7: the prompt changed).
  */
 export function hostError(host: string, args: string[], status: number, stderr: string): NerdrError {
-  const lines = stderr.trim().split('\n');
-  const said = lines.find((l) => l.startsWith('nerdr: '))?.slice('nerdr: '.length) ?? lines.pop() ?? '';
   const code = status === exitFor('prompt_changed') ? 'prompt_changed' : undefined;
-  return new NerdrError(`${host}: ${visible(said) || `exit ${status}`}`, `try it by hand: nerdr ${args.join(' ')} on ${host} (nerdr fleet ls shows how it is reached)`, code ? { code } : {});
+  return new NerdrError(`${host}: ${nerdrSaid(stderr, status)}`, `try it by hand: nerdr ${args.join(' ')} on ${host} (nerdr fleet ls shows how it is reached)`, code ? { code } : {});
 }
 
 interface Client {
@@ -157,10 +155,7 @@ function socketActions(opts: RunDashOptions, client: Client | null): SocketActio
       const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         execFile(process.execPath, args, { cwd: spec.cwd, timeout: 120_000, maxBuffer: 1024 * 1024 }, (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
       });
-      if (r.code !== 0) {
-        const line = r.stderr.split('\n').find((l) => l.startsWith('nerdr: ')) ?? r.stderr.trim().split('\n')[0] ?? `exit ${r.code}`;
-        throw new NerdrError(visible(line.replace(/^nerdr: /, '')), undefined, { code: 'failed' });
-      }
+      if (r.code !== 0) throw new NerdrError(nerdrSaid(r.stderr, r.code), undefined, { code: 'failed' });
       return (JSON.parse(r.stdout) as { window: string }).window;
     },
     stop: async (target) => {

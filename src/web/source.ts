@@ -4,6 +4,8 @@
 
 import type { AnswerChoice, AnswerResult, InboxRow } from '../protocol/inbox.js';
 import { request, subscribe, SocketRequestError, type Subscription } from '../supervisor/socket/index.js';
+import { exitFor } from '../errors.js';
+import { nerdrSaid } from '../text.js';
 
 export interface AnswerParams {
   target: string;
@@ -131,8 +133,7 @@ export function withFleet(local: InboxSource, fleet: FleetDeps): InboxSource {
   const onHost = async (host: string, args: string[]): Promise<string> => {
     const r = await fleet.run(host, args);
     if (r.code === 0) return r.stdout;
-    const said = r.stderr.split('\n').find((l) => l.startsWith('nerdr: '))?.slice('nerdr: '.length) ?? (r.stderr.trim().split('\n')[0] || `exit ${r.code}`);
-    throw new SourceError(r.code === 7 ? 'prompt_changed' : 'failed', `${host}: ${said}`);
+    throw new SourceError(r.code === exitFor('prompt_changed') ? 'prompt_changed' : 'failed', `${host}: ${nerdrSaid(r.stderr, r.code)}`);
   };
   return {
     inbox: async () => [...(await local.inbox()), ...remote].sort((a, b) => a.since - b.since),

@@ -7,25 +7,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DRIVER, driverCmd } from './helpers/driver.js';
 import { git, makeRepo } from './helpers/git-repo.js';
-import { DIST_MAIN, paneEnv, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
-
+import { paneEnv, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { dashRunner } from './helpers/dash.js';
 
 interface Step {
   args: string[];
   code: number;
   stdout: string;
   stderr: string;
-}
-
-/** `nerdr -L <server> dash` through the compiled CLI, as test/live/dash.test.ts runs it. */
-function dashRunner(server: string): string {
-  return `
-const { buildProgram } = await import(${JSON.stringify(DIST_MAIN)});
-const argv = ['node', 'nerdr', '-L', ${JSON.stringify(server)}, 'dash'];
-const program = await buildProgram(argv.slice(2));
-try { await program.parseAsync(argv); } catch (e) { console.error(e?.render?.() ?? e); await new Promise((r) => setTimeout(r, 60000)); }
-process.exit(process.exitCode ?? 0);
-`;
 }
 
 describe.skipIf(!tmuxAvailable)('agent limits: no side door (live)', () => {

@@ -1,23 +1,10 @@
 // Live: `nerdr dash` opens on the inbox. nerdr's demo agent shows its real permission dialog;
 // the dashboard lists it with a message queued behind it, `x` then `y` cancels the message (it
 // is never typed in), `1` answers the dialog with the agent's own keys and the agent goes on.
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InboxRow } from '../../src/protocol/index.js';
-import { DIST_MAIN, REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
-
-/** `nerdr -L <server> dash` through the compiled CLI, as test/live/dash.test.ts runs it. */
-function runner(server: string): string {
-  const dash = path.join(REPO_ROOT, 'dist', 'cli', 'dash.js');
-  return `
-const { buildProgram } = await import(${JSON.stringify(DIST_MAIN)});
-const argv = ['node', 'nerdr', '-L', ${JSON.stringify(server)}, 'dash'];
-const program = await buildProgram(argv.slice(2));
-if (!program.commands.some((c) => c.name() === 'dash')) (await import(${JSON.stringify(dash)})).register(program);
-try { await program.parseAsync(argv); } catch (e) { console.error(e?.render?.() ?? e); await new Promise((r) => setTimeout(r, 60000)); }
-process.exit(process.exitCode ?? 0);
-`;
-}
+import { startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { dashRunner } from './helpers/dash.js';
 
 describe.skipIf(!tmuxAvailable)('nerdr dash: the inbox (live)', () => {
   let env: LiveEnv;
@@ -46,7 +33,7 @@ describe.skipIf(!tmuxAvailable)('nerdr dash: the inbox (live)', () => {
     expect(sent.code, sent.stderr).toBe(0);
     const message = (JSON.parse(sent.stdout) as { id: string }).id;
 
-    const win = (await env.tmuxOk('new-window', '-d', '-P', '-F', '#{window_id}', '-n', 'dash', process.execPath, '--input-type=module', '-e', runner(env.server))).trim();
+    const win = (await env.tmuxOk('new-window', '-d', '-P', '-F', '#{window_id}', '-n', 'dash', process.execPath, '--input-type=module', '-e', dashRunner(env.server))).trim();
     const capture = async (): Promise<string> => env.tmuxOk('capture-pane', '-p', '-t', win);
     // a not-yet throws with the screen, which the timeout's message shows
     const shows = (test: (s: string) => boolean, what: string) =>

@@ -2,22 +2,8 @@
 // lights, follows the selection, and quits on q.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import path from 'node:path';
-import { DIST_MAIN, REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
-
-// Runs `nerdr -L <server> dash` through the compiled CLI; registers dash itself should main.ts
-// not (yet) list it.
-function runner(server: string): string {
-  const dash = path.join(REPO_ROOT, 'dist', 'cli', 'dash.js');
-  return `
-const { buildProgram } = await import(${JSON.stringify(DIST_MAIN)});
-const argv = ['node', 'nerdr', '-L', ${JSON.stringify(server)}, 'dash'];
-const program = await buildProgram(argv.slice(2));
-if (!program.commands.some((c) => c.name() === 'dash')) (await import(${JSON.stringify(dash)})).register(program);
-try { await program.parseAsync(argv); } catch (e) { console.error(e?.render?.() ?? e); await new Promise((r) => setTimeout(r, 60000)); }
-process.exit(process.exitCode ?? 0);
-`;
-}
+import { startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { dashRunner } from './helpers/dash.js';
 
 /** A not-yet that shows the screen in the timeout message. */
 function fail(screen: string): never {
@@ -39,7 +25,7 @@ describe.skipIf(!tmuxAvailable)('nerdr dash (live)', () => {
     expect(demo.code).toBe(0);
     await waitFor(async () => (await env.lsJson()).length === 3, { what: 'three demo agents in nerdr ls' });
 
-    const win = (await env.tmuxOk('new-window', '-d', '-P', '-F', '#{window_id}', '-n', 'dash', process.execPath, '--input-type=module', '-e', runner(env.server))).trim();
+    const win = (await env.tmuxOk('new-window', '-d', '-P', '-F', '#{window_id}', '-n', 'dash', process.execPath, '--input-type=module', '-e', dashRunner(env.server))).trim();
     const capture = async (): Promise<string> => env.tmuxOk('capture-pane', '-p', '-t', win);
     // it opens on the inbox (docs/inbox.md); Tab shows the agent list
     await waitFor(async () => (await capture()).includes(' · inbox '), { what: 'the dashboard to open on its inbox', timeoutMs: 20_000 });

@@ -126,15 +126,20 @@ export function supervisorHost(sup: Supervisor, opts: HostOptions): MethodHost {
   };
 }
 
+/** A window as the inbox reads it (its row, screen, dialogs and queue): for its methods and `[[on]]`'s prompt id. */
+export function inboxWindow(sup: Supervisor, a: WatchedAgent): InboxWindow {
+  return {
+    row: agentRow(a, sup.messages, sup.conflicts),
+    screen: () => (a.mirror ? { text: a.mirror.renderText(), ansi: a.mirror.renderAnsi() } : null),
+    dialogs: integrationFor(a.agent)?.dialogs ?? null,
+    queue: sup.messages.queue(a),
+  };
+}
+
 function inboxHost(sup: Supervisor, snoozes: Snoozes): InboxHost {
   return {
     snoozes,
-    window: (a) => ({
-      row: agentRow(a, sup.messages, sup.conflicts),
-      screen: () => (a.mirror ? { text: a.mirror.renderText(), ansi: a.mirror.renderAnsi() } : null),
-      dialogs: integrationFor(a.agent)?.dialogs ?? null,
-      queue: sup.messages.queue(a),
-    }),
+    window: (a) => inboxWindow(sup, a),
     type: async (a, keys, gapMs) => {
       for (const [i, k] of keys.entries()) {
         if (i > 0) await sleep(sup.clock, gapMs);
