@@ -65,25 +65,30 @@ export function armArgs(pane: string, env: Record<string, string>): string[] {
     'set-hook', '-p', '-t', pane, 'pane-died', respawn, ';',
     // tmux 3.3a sometimes never runs pane-died for a dead pane (3 kill -9s in 12 here; 3.2a and
     // 3.7c always did), and the holder stays dead. The
-    // supervisor's control clients detach when it dies, whatever tmux knows of the pane: a second
-    // after that, the pane is respawned. A pane that is alive again (pane-died came first) or gone
-    // (a stop on purpose) refuses the respawn, and nothing happens. run-shell expands formats
-    // once in what it runs: escapeFormat keeps a # in the environment literal.
-    // -b: a run-shell that waits holds up every command queued behind it, pane-died's too
-    'set-hook', '-t', `=${HIDDEN_SESSION}:`, DETACH_HOOK, command('run-shell', '-b', '-d', '1', '-C', escapeFormat(respawn)), ';',
+    // supervisor's control clients detach when it dies, whatever tmux knows of the pane: 0.2 s
+    // after that the pane is respawned (a revival within 2 s even then), and again a second after
+    // (a pane not yet dead at the first try, on a loaded machine). A pane that is alive again
+    // (pane-died came first) or gone (a stop on purpose) refuses the respawn, and nothing
+    // happens. run-shell expands formats once in what it runs: escapeFormat keeps a # in the
+    // environment literal. -b: a run-shell that waits holds up every command queued behind it,
+    // pane-died's too.
+    ...DETACH_HOOKS.flatMap(({ hook, delay }) => ['set-hook', '-t', `=${HIDDEN_SESSION}:`, hook, command('run-shell', '-b', '-d', delay, '-C', escapeFormat(respawn)), ';']),
     'set-option', '-w', '-t', pane, HOLDER_OPTION, '1',
   ];
 }
 
-/** The hidden session's hook that respawns a dead holder a second after a control client left (index 0 repaints the lights). */
-export const DETACH_HOOK = 'client-detached[1]';
+/** The hidden session's hooks that respawn a dead holder after a control client left, and when (s; index 0 repaints the lights). */
+export const DETACH_HOOKS = [
+  { hook: 'client-detached[1]', delay: '0.2' },
+  { hook: 'client-detached[2]', delay: '1' },
+] as const;
 
 /** tmux's argv that lets the holder pane close with its program: a stop on purpose. */
 export function disarmArgs(pane: string): string[] {
   return [
     'set-option', '-p', '-t', pane, 'remain-on-exit', 'off', ';',
-    'set-hook', '-p', '-u', '-t', pane, 'pane-died', ';',
-    'set-hook', '-u', '-t', `=${HIDDEN_SESSION}:`, DETACH_HOOK,
+    'set-hook', '-p', '-u', '-t', pane, 'pane-died',
+    ...DETACH_HOOKS.flatMap(({ hook }) => [';', 'set-hook', '-u', '-t', `=${HIDDEN_SESSION}:`, hook]),
   ];
 }
 

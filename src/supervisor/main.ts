@@ -142,7 +142,6 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   const loaded = loadConfig(configDir());
   for (const p of loaded.problems) log('warn', formatProblem(loaded.path, p));
   const manifests = new ManifestRegistry({ onWarning: (m) => log('warn', m) });
-  for (const p of manifests.problems()) log('warn', `manifest ${p.path}: ${p.reason}`);
   const sup = new Supervisor({ tmuxSocket, log, installLights: loaded.config.lights.auto_install && process.env.NERDR_NO_LIGHTS !== '1' && !existsSync(lightsOffFile()),
     manifests,
     stateDir: files.dir,
@@ -212,6 +211,9 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   reportToHerdr(sup, files.socket, log);
   fleet = followFleet(sup, server, log);
   log('info', `supervisor ${process.pid} ready on ${files.socket}`);
+  // every manifest, compiled to say what is wrong with it: after the start (a revival must be ready
+  // within 2 s), the agents found so far having compiled theirs
+  for (const p of manifests.problems()) log('warn', `manifest ${p.path}: ${p.reason}`);
 }
 
 /** Inside a herdr pane: its sidebar shows nerdr's most urgent agent (src/supervisor/herdr-uplink.ts). */

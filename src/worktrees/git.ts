@@ -4,7 +4,6 @@
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import { NerdrError } from '../errors.js';
 
 /** Worktrees need `git worktree remove` (and `list --porcelain`): git 2.17. */
@@ -19,6 +18,9 @@ export interface GitResult {
 /** Runs `git -C cwd args…` (`input` on its stdin). Never rejects on a non-zero exit; a missing git is a NerdrError. */
 export async function git(cwd: string, args: string[], opts: { env?: Record<string, string>; input?: string } = {}): Promise<GitResult> {
   try {
+    // loaded on first use: execa is a third of the modules a supervisor would load at its start,
+    // and a supervisor revived by tmux must be ready within 2 s (docs/performance.md)
+    const { execa } = await import('execa');
     const r = await execa('git', ['-C', cwd, ...args], {
       reject: false,
       stripFinalNewline: false,

@@ -40,14 +40,16 @@ describe('the holder pane', () => {
     expect(hook.startsWith("respawn-pane '-t' '%7' '-e' ")).toBe(true);
     // the value is quoted for tmux's parser: the ; and the quote stay inside one argument
     expect(hook).toContain(`'-e' 'A=it'\\''s; #{x}'`);
-    // the fallback for a pane-died tmux never runs (3.3a): a second after a control client leaves
+    // the fallback for a pane-died tmux never runs (3.3a): 0.2 s and 1 s after a control client leaves
     const fallback = args[args.indexOf('client-detached[1]') + 1]!;
-    expect(fallback.startsWith("run-shell '-b' '-d' '1' '-C' ")).toBe(true);
+    expect(fallback.startsWith("run-shell '-b' '-d' '0.2' '-C' ")).toBe(true);
     expect(fallback).toContain('##{x}');
+    expect(args[args.indexOf('client-detached[2]') + 1]!.startsWith("run-shell '-b' '-d' '1' '-C' ")).toBe(true);
     expect(disarmArgs('%7')).toEqual([
       'set-option', '-p', '-t', '%7', 'remain-on-exit', 'off', ';',
       'set-hook', '-p', '-u', '-t', '%7', 'pane-died', ';',
-      'set-hook', '-u', '-t', '=_nerdr:', 'client-detached[1]',
+      'set-hook', '-u', '-t', '=_nerdr:', 'client-detached[1]', ';',
+      'set-hook', '-u', '-t', '=_nerdr:', 'client-detached[2]',
     ]);
   });
 
