@@ -402,6 +402,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       if (a.worktree && (a.state === 'done' || a.state === 'idle')) this.conflicts.turnEnded(a.worktree);
       if (a.state === 'done' || a.state === 'blocked') this.announce(a);
       this.messages.stateChanged(a);
+    } else {
+      // the same state, but a message may wait for this look: one queued while the screen was
+      // being taken (a first look, a resize) got nothing, and nothing else would try again
+      this.messages.tryDeliver(a);
     }
     if (u.change) this.emit('change', a);
     this.paint(a);

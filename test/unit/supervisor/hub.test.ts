@@ -284,6 +284,23 @@ describe('messages', () => {
     expect(moved).toContain(`${id}:true/true/working,done/`);
   });
 
+  it('a message queued while the screen is being taken again is typed once the snapshot is in, the state unchanged', async () => {
+    // CI (tmux 3.7c): a message sent to an idle agent while its pane was being captured (a new
+    // supervisor's first look, or a resize) waited for ever: nothing tried again when the snapshot came
+    rig = await startRig((t) => void t.addPane({ screen: IDLE }));
+    await rig.wait(300);
+    const a = rig.sup.agents.get('%1')!;
+    expect(a.state).toBe('idle');
+    rig.tmux.pane('%1').width = 100;
+    rig.channel().notify('layout-change', '@1 b25d,100x24,0,0,1');
+    expect(a.seeding).toBe(true);
+    rig.sup.messages.enqueue(a, 'after the resize');
+    await rig.wait(300);
+    expect(a.seeding).toBe(false);
+    expect(a.state).toBe('idle');
+    expect(rig.tmux.sent('set-buffer').map((w) => w.at(-1))).toEqual(['after the resize']);
+  });
+
   it('nothing is typed into a working agent; the light shows the queue', async () => {
     rig = await startRig((t) => void t.addPane({ screen: WORKING }));
     await rig.wait(300);
