@@ -11,6 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { serverFiles } from '../../src/paths.js';
+import { request } from '../../src/supervisor/socket/client.js';
 
 const STOP_MS = 8000;
 
@@ -111,9 +113,13 @@ describe.skipIf(!tmuxAvailable)('a stopped supervisor holds up no agent', () => 
     const flooded = num('flood.count') - sentAtStop;
 
     let seen = 0;
+    // asked over the socket as `nerdr read` asks it: a node start per look (0.3–1 s on a loaded
+    // machine) would be most of what is measured
+    const socket = serverFiles(env.socketPath, env.env).socket;
     await waitFor(
       async () => {
-        const m = /tick (\d+)\s*$/.exec((await env.nerdr('read', 'tick', '--lines', '5')).stdout.trimEnd());
+        const { text } = (await request(socket, 'nerdr.read', { target: 'tick', lines: 5 }, { timeoutMs: 10_000 })) as { text: string };
+        const m = /tick (\d+)\s*$/.exec(text.trimEnd());
         seen = m ? Number(m[1]) : 0;
         return seen >= tickAtResume;
       },
