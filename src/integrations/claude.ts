@@ -2,6 +2,7 @@
 // `--session-id <uuid>` so nerdr knows the conversation before the first hook and can resume it.
 // Nothing is written into ~/.claude.
 
+import type { LimitWording } from '../detect/limits.js';
 import path from 'node:path';
 import type { LaunchPlan, PlanInput } from './types.js';
 import { flagValue, hasFlag, homeOf, hookCommand, hookGroups, isObj, launchFile, newUuid, parseJson, readText, UUID_RE, withoutFlag, type HookGroup } from './common.js';
@@ -27,6 +28,24 @@ export const CLAUDE_EVENTS: { event: string; matcher?: string }[] = [
   { event: 'PreCompact' },
   { event: 'SessionEnd' },
 ];
+
+/**
+ * How Claude Code says its plan's limit is reached (2.1.197's bundle: the 429 of a claude.ai
+ * login with `anthropic-ratelimit-unified-status: rejected` becomes "You've hit your session
+ * limit · resets 3pm (Europe/Berlin)"; a reset more than a day away reads "Dec 5, 3pm (UTC)").
+ * Older releases wrote "5-hour limit reached ∙ resets 3pm" and "Claude usage limit reached. Your
+ * limit will reset at 3pm (America/New_York)". The error line is the newest output, under the
+ * prompt it answered (test/fixtures/screens/claude/limited-*.txt).
+ */
+const CLAUDE_RESET = String.raw`(?<reset>[^()·∙]*?\d[^()·∙]*?(?:\s*\([^()]{1,64}\))?)(?=\s*$|\s*[·∙]|\.(?:\s|$)|\s+\/|(?<=\))\s)`;
+export const CLAUDE_USAGE_LIMIT: LimitWording = {
+  patterns: [
+    new RegExp(String.raw`You['’]ve hit your [^·∙]{0,60}?limit(?:\s*[·∙]\s*resets ${CLAUDE_RESET})?`),
+    new RegExp(String.raw`You['’]re out of usage credits(?:\s*[·∙]\s*resets ${CLAUDE_RESET})?`),
+    new RegExp(String.raw`(?:Claude )?[\w-]*\s*(?:usage )?limit reached(?:\s*[·∙]\s*resets |\.? Your limit will reset at )${CLAUDE_RESET}`),
+  ],
+  bottomRows: 12,
+};
 
 /** Subcommands that are not an interactive session: started as given, no wiring. */
 const SUBCOMMANDS = new Set(['mcp', 'config', 'doctor', 'update', 'upgrade', 'install', 'migrate-installer', 'setup-token', 'plugin', 'plugins', 'auth', 'agents']);
@@ -172,4 +191,5 @@ export const claude: AgentIntegration = {
   // selection, Enter chooses; Esc refuses (the real-agent suite)
   dialogs: { top: null, row: null, denyKeys: ['Escape'] },
   enterDelayMs: DEFAULT_ENTER_DELAY_MS,
+  usageLimit: CLAUDE_USAGE_LIMIT,
 };

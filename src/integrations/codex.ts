@@ -16,6 +16,7 @@
 // so it is handed with install = "home" (and `nerdr integrations install codex`), as
 // $CODEX_HOME/skills/nerdr/SKILL.md: codex's own folder, not the ~/.agents one other agents read.
 
+import type { LimitWording } from '../detect/limits.js';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -345,6 +346,19 @@ export async function planCodex(p: PlanInput): Promise<LaunchPlan> {
 }
 
 /** OpenAI Codex CLI, as nerdr starts, wires, reads and resumes it. */
+/**
+ * How Codex says its plan's limit is reached: a 429 whose body is `{"error": {"type":
+ * "usage_limit_reached", "plan_type": …, "resets_at": <epoch s>}}` becomes "You've hit your
+ * usage limit. … Try again at 3:05 PM." (or "… or try again at …" for some plans); the time is
+ * Codex's local time, with the date ("Dec 5th, 2026 3:05 PM") when it is not today. 0.171.0 also
+ * names a model's own limit ("You've hit your usage limit for …"). Shown as an error line (■)
+ * above the prompt (test/fixtures/screens/codex/limited-*.txt).
+ */
+export const CODEX_USAGE_LIMIT: LimitWording = {
+  patterns: [/You['’]ve hit your usage limit(?: for [^.]{1,80})?\.(?:.*?[Tt]ry again at (?<reset>[^()]+?)(?=\.(?:\s|$)|$))?/],
+  bottomRows: 12,
+};
+
 export const codex: AgentIntegration = {
   id: 'codex',
   description: 'OpenAI Codex CLI',
@@ -380,4 +394,5 @@ export const codex: AgentIntegration = {
   // test/agents/screens/codex/permission.txt: numbered, › marks the selection; Esc refuses
   dialogs: { top: null, row: null, denyKeys: ['Escape'] },
   enterDelayMs: 200,
+  usageLimit: CODEX_USAGE_LIMIT,
 };

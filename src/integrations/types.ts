@@ -8,6 +8,7 @@
 // tables outside this folder (src/labels.ts, src/state/reports.ts), and they hold those agents
 // only. docs/adding-an-agent.md says what a new agent touches.
 
+import type { LimitWording } from '../detect/limits.js';
 import type { DialogSpec } from '../inbox/dialog.js';
 import type { HookFact, HookMapper } from './events/types.js';
 import type { FileIntegration } from './install.js';
@@ -196,6 +197,11 @@ export interface AgentIntegration {
   dialogs: DialogSpec | null;
   /** Milliseconds between a typed message and its Enter (an agent that pastes slowly needs longer). */
   enterDelayMs: number;
+  /**
+   * How it says that it hit its usage limit, and when the limit resets (src/detect/limits.ts;
+   * docs/lifecycle-limits.md); absent: nerdr does not know its wording.
+   */
+  usageLimit?: LimitWording;
 }
 
 /** Screen text any agent may show when a conversation to resume does not exist. */
