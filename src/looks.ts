@@ -11,7 +11,7 @@
 // a bell's `reverse` (tmux's default window-status-bell-style) would turn the glyph into a block.
 // It ends with the style that was in force before it (push-default … default, pop-default), so
 // a theme's pill keeps its colours after the light; #[default] alone would drop them.
-export const LIGHT_KINDS = ['working', 'background', 'blocked', 'done', 'idle', 'unknown', 'exited', 'stalled'] as const;
+export const LIGHT_KINDS = ['working', 'background', 'blocked', 'done', 'idle', 'unknown', 'limited', 'exited', 'stalled'] as const;
 export type Kind = (typeof LIGHT_KINDS)[number];
 
 export interface Look {
@@ -27,6 +27,8 @@ export const DEFAULT_LOOKS: Record<Kind, Look> = {
   done: { glyph: '●', color: 'green,bold' },
   idle: { glyph: '○', color: 'colour245' },
   unknown: { glyph: '◌', color: 'colour245' },
+  // at its usage limit until the reset (docs/lifecycle-limits.md): a clock face, in no colour of the others
+  limited: { glyph: '◷', color: 'blue,bold' },
   exited: { glyph: '✕', color: 'colour240' },
   stalled: { glyph: '⏸', color: 'magenta' },
 };
@@ -99,4 +101,21 @@ export function age(ms: number): string {
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m`;
   return `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+}
+
+/**
+ * When a usage limit resets, for people, in local time: "15:00 (in 2h05m)", "Dec 5 15:00 (in
+ * 2d3h)", "unknown" when the agent gave no time nerdr can read.
+ */
+export function resetWhen(resetAt: number | null | undefined, now: number): string {
+  if (resetAt === null || resetAt === undefined || !Number.isFinite(resetAt)) return 'unknown';
+  const d = new Date(resetAt);
+  const n = new Date(now);
+  const hm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  const sameDay = d.getFullYear() === n.getFullYear() && d.getMonth() === n.getMonth() && d.getDate() === n.getDate();
+  const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getMonth()];
+  const day = sameDay ? hm : `${month} ${d.getDate()}${d.getFullYear() !== n.getFullYear() ? ` ${d.getFullYear()}` : ''} ${hm}`;
+  const left = resetAt - now;
+  const rel = left <= 0 ? 'now' : left >= 86_400_000 ? `in ${Math.floor(left / 86_400_000)}d${Math.floor((left % 86_400_000) / 3_600_000)}h` : `in ${age(left)}`;
+  return `${day} (${rel})`;
 }

@@ -29,6 +29,30 @@ export interface ScreenEvaluation {
   fallback?: boolean;
   /** Winning rule id, for `explain`. */
   rule?: string;
+  /**
+   * The usage limit the screen shows, read with the agent's wording (src/detect/limits.ts), or
+   * null. `key` tells a new sighting from the same one seen again (its reset is read once).
+   */
+  limit?: LimitSeen | null;
+}
+
+/** A usage limit as the screen or a hook shows it; `resetAt` epoch ms, null when unknown. */
+export interface LimitSeen {
+  words: string;
+  resetAt: number | null;
+  resetText: string | null;
+  key?: string;
+}
+
+/** The usage limit an agent is at (docs/lifecycle-limits.md). */
+export interface LimitFact {
+  words: string;
+  /** When it resets (epoch ms), or null when the agent did not say or nerdr could not read it. */
+  resetAt: number | null;
+  resetText: string | null;
+  from: 'hook' | 'screen';
+  /** When nerdr saw it (the clock's ms). */
+  at: number;
 }
 
 /**
@@ -86,7 +110,7 @@ export interface ArbiterView {
   agent: string;
   state: AgentState;
   /** The state before the done/seen presentation (`done` shows as idle here). */
-  engineState: EngineState | 'exited';
+  engineState: EngineState | 'exited' | 'limited';
   authority: Authority;
   /** Human explanation for `nerdr explain`. */
   reason: string;
@@ -112,6 +136,8 @@ export interface ArbiterView {
   report: { source: string; class: SourceClass; state: ReportState; message: string | null; at: number } | null;
   /** The agent's status file, when one is read for this window. */
   status: { status: AgentStatus['status']; waitingFor: string | null; file: string | null; at: number } | null;
+  /** The usage limit the agent is at, while it is `limited`; else null. */
+  limit: LimitFact | null;
   /** The quiet rule, while it reads the screen (no manifest knows the program); else null. */
   quiet: { idleAfterMs: number; verdict: QuietVerdict; prompt: string | null; inputWhy: string; changedAt: number; why: string } | null;
 }
@@ -135,6 +161,8 @@ export interface ArbiterUpdate {
   accepted?: boolean;
   /** An error herdr answers instead of ok (metadata_token_limit). */
   error?: string;
+  /** The usage limit's reset time passed with this update (what `[agents] on_limit = "resume"` waits for). */
+  limitLapsed?: { words: string; resetAt: number };
 }
 
 export interface ArbiterOptions {
@@ -163,6 +191,10 @@ export interface PersistedFacts {
   active?: boolean;
   /** When the agent last went from idle to working or blocked (ms): a message typed before it was taken. */
   turnAt?: number | null;
+  /** The usage limit it is at, its reset time kept across restarts. */
+  limit?: Omit<LimitFact, 'at'>;
+  /** The last limit sighting taken from the screen (ScreenEvaluation.limit.key): the same one is not read again. */
+  limitKey?: string | null;
 }
 
 export interface AgentReport {
@@ -195,7 +227,7 @@ export interface ReleaseReport {
 
 /** `from`: a hook fact, or the agent's status file standing in for one (authority `status`). */
 interface HookState { phase: HookPhase; at: number; why: string; from?: 'hook' | 'status' }
-interface Derived { engine: EngineState | 'exited'; authority: Authority; reason: string; quiet: boolean; background: boolean }
+interface Derived { engine: EngineState | 'exited' | 'limited'; authority: Authority; reason: string; quiet: boolean; background: boolean }
 
 const REPORT_STATES = new Set(['idle', 'working', 'blocked', 'unknown']);
 
@@ -266,6 +298,13 @@ export class Arbiter {
   /** A turn end hook came late for a turn the status file had ended: publish it as a completion. */
   private lateCompletion = false;
 
+  // the usage limit (docs/lifecycle-limits.md)
+  private limit: LimitFact | null = null;
+  /** The last limit sighting taken from the screen: seen again, it is not news. */
+  private limitKey: string | null = null;
+  /** The limit's reset passed in this advance (handed out once, with the update). */
+  private lapsed: { words: string; resetAt: number } | null = null;
+
   // reports
   private seqs = new SeqBook();
   /** report_metadata's own counters per source (herdr's metadata_tokens.rs); unsequenced is always fresh. */
@@ -276,7 +315,7 @@ export class Arbiter {
   private readonly presentation = new Presentation();
 
   // published
-  private pubEngine: EngineState | 'exited' = 'unknown';
+  private pubEngine: EngineState | 'exited' | 'limited' = 'unknown';
   private pubState: AgentState = 'unknown';
   private pubAuthority: Authority = 'none';
   private pubReason = 'no agent process yet';
@@ -322,6 +361,8 @@ export class Arbiter {
     this.seenFlag = true;
     this.status = null;
     this.hooksSeen = false;
+    this.limit = null; // a new process knows its own limit
+    this.limitKey = null;
     return this.advance(now);
   }
 
@@ -333,6 +374,7 @@ export class Arbiter {
     this.lifecycle = null;
     if (this.custom && KNOWN_AGENTS.has(this.custom.agent)) this.custom = null;
     this.status = null;
+    this.limit = null;
     this.seqs.clear(); // herdr resets official per-source counters on exit; custom ones restart with the process too
     this.metaSeqs.clear();
     // herdr: an exited agent's metadata goes (its own label's, its official sources')
@@ -349,6 +391,7 @@ export class Arbiter {
     if (e.state === 'idle') { if (prev === null || prev.state !== 'idle') this.idleSince = now; } else this.idleSince = -Infinity;
     if (e.state === 'working') { if (prev === null || prev.state !== 'working') this.workingSince = now; } else this.workingSince = -Infinity;
     if (e.state !== 'blocked' && prev !== null && prev.state === 'blocked') this.blockerGoneAt = now;
+    this.screenLimit(e, now);
     this.ev = e;
     this.evAt = now;
     this.quietEv = null; // a manifest reads this screen now
@@ -491,6 +534,7 @@ export class Arbiter {
         rule: this.ev?.rule ?? null,
       },
       report: rep,
+      limit: this.limit ? { ...this.limit } : null,
       status: this.status ? { status: this.status.s.status, waitingFor: this.status.s.waitingFor ?? null, file: this.status.s.file ?? null, at: this.status.at } : null,
       quiet: this.quietVerdict !== null && this.quietEv !== null
         ? { idleAfterMs: this.idleAfterMs, verdict: this.quietVerdict, prompt: this.quietEv.prompt, inputWhy: this.quietEv.why, changedAt: this.quietChangedAt, why: this.screenWhy }
@@ -508,6 +552,8 @@ export class Arbiter {
     if (this.conversation) f.conversation = { ...this.conversation };
     if (this.hook) f.hook = { phase: this.hook.phase, why: this.hook.why };
     if (this.custom) f.report = { source: this.custom.source, agent: this.custom.agent, state: this.custom.state, message: this.custom.message };
+    if (this.limit) f.limit = { words: this.limit.words, resetAt: this.limit.resetAt, resetText: this.limit.resetText, from: this.limit.from };
+    if (this.limitKey !== null) f.limitKey = this.limitKey;
     return f;
   }
 
@@ -535,6 +581,11 @@ export class Arbiter {
     // screen this one sees completes it (done), as it would have without the restart
     this.activeSinceIdle = f.active === true || f.seen === false;
     if (typeof f.turnAt === 'number' && Number.isFinite(f.turnAt)) this.turnAt = f.turnAt;
+    const l = f.limit;
+    if (l && typeof l.words === 'string' && (l.resetAt === null || (typeof l.resetAt === 'number' && Number.isFinite(l.resetAt)))) {
+      this.limit = { words: l.words, resetAt: l.resetAt, resetText: typeof l.resetText === 'string' ? l.resetText : null, from: l.from === 'screen' ? 'screen' : 'hook', at: now };
+    }
+    if (typeof f.limitKey === 'string') this.limitKey = f.limitKey;
     return this.advance(now);
   }
 
@@ -595,7 +646,10 @@ export class Arbiter {
     const set = (phase: HookPhase, why: string): void => { this.hook = { phase, at: now, why }; };
     const detail = f.detail ? ` (${f.detail})` : '';
     // the agent goes on after the user stopped something: that turn's end is a completion again
-    if (f.kind === 'prompt-submit' || f.kind === 'turn-start' || f.kind === 'tool') this.stoppedBy = null;
+    if (f.kind === 'prompt-submit' || f.kind === 'turn-start' || f.kind === 'tool') {
+      this.stoppedBy = null;
+      if (!subagent) this.limit = null; // the agent works again
+    }
     switch (f.kind) {
       case 'prompt-submit':
         set('working', f.scheduled ? `${f.event}: a scheduled wakeup started a turn` : `${f.event}: prompt submitted`);
@@ -623,7 +677,10 @@ export class Arbiter {
         }
         this.bgTasks = f.backgroundTasks ?? 0;
         const subs = this.subagentCount();
-        if (subs > 0 || this.bgTasks > 0) {
+        if (f.limit) {
+          this.limit = { words: f.limit.words, resetAt: f.limit.resetAt, resetText: f.limit.resetText, from: 'hook', at: now };
+          set('ended', `${f.event}: the turn ended at the usage limit`);
+        } else if (subs > 0 || this.bgTasks > 0) {
           set('background', `${f.event}: turn ended but ${subs} subagent(s) and ${this.bgTasks} background task(s) still run`);
         } else if (this.hook?.from === 'status' && this.hook.phase === 'interrupted' && now - this.statusStopAt <= STATUS_LATE_END_MS) {
           // the status file's idle came first and was taken as a stop; the turn end says it completed
@@ -674,6 +731,27 @@ export class Arbiter {
     }
   }
 
+  // ------------------------------------------------------------------ the usage limit
+
+  /**
+   * The screen's limit sighting: a new one (not the last one taken) is the limit, unless the
+   * screen shows work; new work on screen ends a limit; a limit read from the screen with no
+   * reset time lasts while the screen shows it.
+   */
+  private screenLimit(e: ScreenEvaluation, now: number): void {
+    const l = e.limit ?? null;
+    const key = l === null ? null : (l.key ?? `${l.words}|${l.resetText ?? ''}`);
+    if (l !== null && key !== this.limitKey && e.state !== 'working') {
+      this.limitKey = key;
+      this.limit = { words: l.words, resetAt: l.resetAt, resetText: l.resetText, from: 'screen', at: now };
+      return;
+    }
+    const lim = this.limit;
+    if (lim === null) return;
+    // new work on screen, or a limit of unknown reset that the screen no longer shows
+    if ((e.state === 'working' && this.hashChangedAt > lim.at) || (l === null && lim.from === 'screen' && lim.resetAt === null)) this.limit = null;
+  }
+
   // ------------------------------------------------------------------ the status file
 
   /** A new status from the agent's file (docs/state-rules.md, "The status file"). */
@@ -696,6 +774,7 @@ export class Arbiter {
       } else if (h !== null && (h.phase === 'working' || h.phase === 'blocked')) set('ended', 'idle: the turn ended');
       return;
     }
+    if (s.status === 'busy') this.limit = null; // it works again
     // with hooks: only what they do not say (an idle with no turn end is held in derive())
     if (s.status === 'waiting' && (h === null || h.phase === 'working')) set('blocked', waiting);
     else if (s.status === 'busy' && h?.phase === 'blocked') set('working', 'busy again: the dialog was answered');
@@ -902,7 +981,7 @@ export class Arbiter {
 
   /** Combine process, reports, screen and hooks into one engine state. May drop a contradicted hook phase. */
   private derive(now: number, timers: PendingTimer[]): Derived {
-    const d = (engine: EngineState | 'exited', authority: Authority, reason: string, quiet = false, background = false): Derived =>
+    const d = (engine: EngineState | 'exited' | 'limited', authority: Authority, reason: string, quiet = false, background = false): Derived =>
       ({ engine, authority, reason, quiet, background });
     if (this.proc === 'exited') return d('exited', 'process', 'the agent process exited');
     if (this.lifecycle) return d(this.lifecycle.state, 'lifecycle', `full-lifecycle report from ${this.lifecycle.source}: ${this.lifecycle.state}${this.lifecycle.message ? ` — ${this.lifecycle.message}` : ''}`);
@@ -917,6 +996,17 @@ export class Arbiter {
       return d(c.state, 'report', `reported by ${c.source}: ${c.state}${c.message ? ` — ${c.message}` : ''}`);
     }
     if (visibleBlocker) return d('blocked', 'screen', `a dialog is visible on screen${e?.rule ? ` (${e.rule})` : ''}`);
+    const limit = this.limit;
+    if (limit !== null) {
+      if (limit.resetAt !== null && now >= limit.resetAt) {
+        this.lapsed = { words: limit.words, resetAt: limit.resetAt };
+        this.limit = null;
+      } else {
+        if (limit.resetAt !== null) timers.push({ name: 'limit-reset', at: limit.resetAt, what: 'the usage limit resets: limited → idle' });
+        const when = limit.resetAt !== null ? `it resets ${new Date(limit.resetAt).toISOString()}` : 'its reset time is unknown';
+        return d('limited', limit.from, `${limit.from === 'hook' ? 'a hook' : 'the screen'} says the usage limit is reached (${JSON.stringify(limit.words)}); ${when}`);
+      }
+    }
 
     let h = this.hook;
     const st = this.status;
@@ -1042,7 +1132,8 @@ export class Arbiter {
       this.seenFlag = true;
       if (!this.activeSinceIdle) this.turnAt = now;
       this.activeSinceIdle = true;
-    } else if (dv.engine === 'exited') {
+    } else if (dv.engine === 'exited' || dv.engine === 'limited') {
+      // a limit ends a turn with nothing done: the idle after its reset is no completion
       this.activeSinceIdle = false;
       this.seenFlag = true;
     }
@@ -1060,12 +1151,14 @@ export class Arbiter {
       change = { at: now, from: prevState, to: state, stateChanged: state !== prevState, authority: dv.authority, reason: this.pubReason };
       this.lastKey = key;
     }
-    return { view: this.view(), change, deadline: this.nextDeadline() };
+    const lapsed = this.lapsed;
+    this.lapsed = null;
+    return { view: this.view(), change, deadline: this.nextDeadline(), ...(lapsed ? { limitLapsed: lapsed } : {}) };
   }
 
   private key(): string {
     const shown = JSON.stringify([this.custom?.agent ?? null, this.presentationView(this.clock())]);
-    return [this.pubState, this.pubBackground, this.subagentCount(), this.bgTasks, this.conversation?.id ?? '', shown].join('|');
+    return [this.pubState, this.pubBackground, this.subagentCount(), this.bgTasks, this.conversation?.id ?? '', this.limit?.resetAt ?? '', this.limit?.words ?? '', shown].join('|');
   }
 
   private presentationView(now: number): PresentationView {

@@ -52,6 +52,7 @@ export const SUMMARY_ORDER: [AgentState & Kind, string][] = [
   ['blocked', '✋'],
   ['done', '✓'],
   ['working', '⏳'],
+  ['limited', '◷'],
   ['idle', '○'],
 ];
 

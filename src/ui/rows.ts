@@ -37,7 +37,7 @@ export function lightKind(a: AgentInfo): Kind {
   if (a.exitStatus !== null && a.exitStatus !== undefined) return 'exited';
   if (a.queueStalled) return 'stalled';
   if (a.state === 'working' && a.background) return 'background';
-  const known: string[] = ['working', 'blocked', 'done', 'idle', 'unknown', 'exited'];
+  const known: string[] = ['working', 'blocked', 'done', 'idle', 'unknown', 'limited', 'exited'];
   return (known.includes(a.state) ? a.state : 'unknown') as Kind;
 }
 

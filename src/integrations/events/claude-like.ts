@@ -72,7 +72,12 @@ export function claudeLike(agent: string, payload: unknown, eventHint?: string):
     case 'stopfailure': {
       const bg = countBackground(payload['background_tasks'] ?? payload['backgroundTasks']);
       fact = { ...base, kind: 'turn-end', backgroundTasks: bg.tasks, subagentsRunning: bg.subagents };
-      if (ev === 'stopfailure') fact.error = true;
+      if (ev === 'stopfailure') {
+        fact.error = true;
+        const type = str(payload, 'error');
+        const message = str(payload, 'last_assistant_message', 'lastAssistantMessage') ?? str(payload, 'error_details', 'errorDetails');
+        if (type !== undefined || message !== undefined) fact.failure = { type: type ?? null, message: message?.slice(0, 2000) ?? null };
+      }
       break;
     }
     case 'interrupt':

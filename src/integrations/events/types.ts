@@ -58,6 +58,14 @@ export interface HookFact {
   scheduled?: boolean;
   /** turn-end caused by an error (Claude StopFailure, opencode session.error, Copilot errorOccurred). */
   error?: boolean;
+  /**
+   * turn-end with `error` only: what the agent says went wrong, when its payload says (Claude
+   * StopFailure: `error` "rate_limit", `last_assistant_message` "You've hit your session limit ·
+   * resets 3pm (UTC)"). The supervisor reads a usage limit from it (src/detect/limits.ts).
+   */
+  failure?: { type: string | null; message: string | null };
+  /** turn-end only: the usage limit the agent hit, read from `failure` by the supervisor. */
+  limit?: { words: string; resetAt: number | null; resetText: string | null };
   /** answered only: the user refused the permission (opencode reply "reject"). */
   denied?: boolean;
   /**
