@@ -32,6 +32,14 @@ export interface NerdrConfig {
    * (only people), or "helpers" (an agent, the dialogs of the windows it started and theirs).
    */
   answer: AnswerScope;
+  /**
+   * `[agents] on_limit`: what nerdr does once an agent's usage limit resets: "wait" (only shows
+   * it) or "resume" (types `limit_message` into it, before anything else queued).
+   * docs/lifecycle-limits.md.
+   */
+  onLimit: OnLimit;
+  /** `[agents] limit_message`: the message typed with on_limit = "resume". */
+  limitMessage: string;
   /** `[fleet]`: other hosts' agents over SSH (docs/fleet.md). */
   fleet: FleetConfig;
   /** `[detect]`: how windows are read. */
@@ -157,6 +165,8 @@ export function defaultConfig(): NerdrConfig {
     worktrees: { root: null, copy: [], setup: null, rm_ignored: [], check: null },
     control: 'own',
     answer: 'none',
+    onLimit: 'wait',
+    limitMessage: DEFAULT_LIMIT_MESSAGE,
     limits: { ...DEFAULT_AGENT_LIMITS },
     fleet: { ssh: ['ssh'], hosts: {} },
     detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 },
@@ -169,6 +179,13 @@ export function defaultConfig(): NerdrConfig {
 export function agentConfig(config: NerdrConfig, agent: string): AgentConfig {
   return config.agents[agent] ?? defaultAgentConfig(agent);
 }
+
+/** `[agents] on_limit`. */
+export const ON_LIMIT = ['wait', 'resume'] as const;
+export type OnLimit = (typeof ON_LIMIT)[number];
+export const DEFAULT_LIMIT_MESSAGE = 'continue';
+// eslint-disable-next-line no-control-regex
+const limitMessageSchema = z.string().min(1).max(2000).refine((s) => s.trim() !== '' && !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(s));
 
 const boolSchema = z.boolean();
 const argsSchema = z.array(z.string());
@@ -215,7 +232,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
     else if (top === 'on') onSection(value, config.on, bad);
     else if (top === 'web') webSection(value, config.web, bad);
     else if (top === 'agents') {
-      if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", answer = "none" | "helpers", max_helpers, max_depth, and [agents.<name>] sections', 'defaults'); continue; }
+      if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", answer = "none" | "helpers", on_limit = "wait" | "resume", limit_message, max_helpers, max_depth, and [agents.<name>] sections', 'defaults'); continue; }
       for (const [id, section] of Object.entries(value)) {
         const prefix = `agents.${id}`;
         if (id === 'control') {
@@ -228,6 +245,18 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
           const r = z.enum(ANSWER_SCOPES).safeParse(section);
           if (r.success) config.answer = r.data;
           else bad(prefix, `must be "none" (only people answer dialogs) or "helpers" (an agent answers its own helpers' dialogs) (got ${show(section)})`, config.answer);
+          continue;
+        }
+        if (id === 'on_limit') {
+          const r = z.enum(ON_LIMIT).safeParse(section);
+          if (r.success) config.onLimit = r.data;
+          else bad(prefix, `must be "wait" (show the limit) or "resume" (type limit_message once it resets) (got ${show(section)})`, config.onLimit);
+          continue;
+        }
+        if (id === 'limit_message') {
+          const r = limitMessageSchema.safeParse(section);
+          if (r.success) config.limitMessage = r.data;
+          else bad(prefix, `must be a text of 1 to 2000 characters with no control characters but line breaks and tabs (got ${show(section)})`, config.limitMessage);
           continue;
         }
         if (id === 'max_helpers' || id === 'max_depth') {

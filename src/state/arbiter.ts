@@ -646,10 +646,9 @@ export class Arbiter {
     const set = (phase: HookPhase, why: string): void => { this.hook = { phase, at: now, why }; };
     const detail = f.detail ? ` (${f.detail})` : '';
     // the agent goes on after the user stopped something: that turn's end is a completion again
-    if (f.kind === 'prompt-submit' || f.kind === 'turn-start' || f.kind === 'tool') {
-      this.stoppedBy = null;
-      if (!subagent) this.limit = null; // the agent works again
-    }
+    if (f.kind === 'prompt-submit' || f.kind === 'turn-start' || f.kind === 'tool') this.stoppedBy = null;
+    // the agent works (or asks) again: it is past its limit
+    if (!subagent && (f.kind === 'prompt-submit' || f.kind === 'turn-start' || f.kind === 'tool' || f.kind === 'permission' || f.kind === 'question')) this.limit = null;
     switch (f.kind) {
       case 'prompt-submit':
         set('working', f.scheduled ? `${f.event}: a scheduled wakeup started a turn` : `${f.event}: prompt submitted`);
@@ -984,6 +983,14 @@ export class Arbiter {
     const d = (engine: EngineState | 'exited' | 'limited', authority: Authority, reason: string, quiet = false, background = false): Derived =>
       ({ engine, authority, reason, quiet, background });
     if (this.proc === 'exited') return d('exited', 'process', 'the agent process exited');
+    // the reset is handed out when it comes, whatever outranks the limit meanwhile (a dialog, a report)
+    const lim = this.limit;
+    if (lim !== null && lim.resetAt !== null) {
+      if (now >= lim.resetAt) {
+        this.lapsed = { words: lim.words, resetAt: lim.resetAt };
+        this.limit = null;
+      } else timers.push({ name: 'limit-reset', at: lim.resetAt, what: 'the usage limit resets: limited → idle' });
+    }
     if (this.lifecycle) return d(this.lifecycle.state, 'lifecycle', `full-lifecycle report from ${this.lifecycle.source}: ${this.lifecycle.state}${this.lifecycle.message ? ` — ${this.lifecycle.message}` : ''}`);
     const e = this.ev;
     const screenOn = this.screenActive(now);
@@ -998,14 +1005,8 @@ export class Arbiter {
     if (visibleBlocker) return d('blocked', 'screen', `a dialog is visible on screen${e?.rule ? ` (${e.rule})` : ''}`);
     const limit = this.limit;
     if (limit !== null) {
-      if (limit.resetAt !== null && now >= limit.resetAt) {
-        this.lapsed = { words: limit.words, resetAt: limit.resetAt };
-        this.limit = null;
-      } else {
-        if (limit.resetAt !== null) timers.push({ name: 'limit-reset', at: limit.resetAt, what: 'the usage limit resets: limited → idle' });
-        const when = limit.resetAt !== null ? `it resets ${new Date(limit.resetAt).toISOString()}` : 'its reset time is unknown';
-        return d('limited', limit.from, `${limit.from === 'hook' ? 'a hook' : 'the screen'} says the usage limit is reached (${JSON.stringify(limit.words)}); ${when}`);
-      }
+      const when = limit.resetAt !== null ? `it resets ${new Date(limit.resetAt).toISOString()}` : 'its reset time is unknown';
+      return d('limited', limit.from, `${limit.from === 'hook' ? 'a hook' : 'the screen'} says the usage limit is reached (${JSON.stringify(limit.words)}); ${when}`);
     }
 
     let h = this.hook;

@@ -12,6 +12,8 @@ import { detectSnapshot, inputLine, type Detection, type LoadedManifest } from '
 import { PaneProber, type ProberEvent, type ProberStep } from '../detect/prober.js';
 import type { Identification } from '../detect/identify.js';
 import type { HookFact } from '../integrations/events/index.js';
+import { integrationFor } from '../integrations/index.js';
+import { readLimitScreen, readLimitText } from '../detect/limits.js';
 import type { FoundPane } from './discover.js';
 import type { Clock, Timer } from './clock.js';
 import type { Logger } from './log.js';
@@ -28,8 +30,11 @@ export interface WindowHost {
   send(commands: string[], done: (replies: Reply[]) => void): void;
   /** Which agent a pane's processes are. */
   probe(panePid: number): Promise<Identification>;
-  /** The arbiter answered: publish it (light, facts, queue, notifications). */
-  settled(a: WatchedAgent, update: { stateChanged: boolean; change: boolean }): void;
+  /**
+   * The arbiter answered: publish it (light, facts, queue, notifications). `limitLapsed`: the
+   * agent's usage limit just reset (`[agents] on_limit`).
+   */
+  settled(a: WatchedAgent, update: { stateChanged: boolean; change: boolean; limitLapsed?: { words: string; resetAt: number } }): void;
   /** Something `ls` shows changed without a new state (the agent in it, the exit status, the name). */
   changed(a: WatchedAgent): void;
   /** The pane could not be captured: look at the panes again. */
@@ -408,8 +413,11 @@ export class WatchedAgent {
       this.apply(this._arbiter.quietScreen({ hash: String(mirror.fingerprint()), prompt: input.prompt, why: input.why }));
       return;
     }
-    const det = detectSnapshot(loaded, mirror.snapshot());
+    const snap = mirror.snapshot();
+    const det = detectSnapshot(loaded, snap);
     if (det.skip) return;
+    const wording = integrationFor(this._agent)?.usageLimit;
+    const limit = wording ? readLimitScreen(wording, snap.rows, this.host.clock.now()) : null;
     this._lastDetection = { at: this.host.clock.now(), result: det, manifest: { source: loaded.source, path: loaded.path, version: loaded.version } };
     this.apply(
       this._arbiter.screen({
@@ -422,12 +430,19 @@ export class WatchedAgent {
         hasIdleRules: det.hasIdleRules,
         fallback: !det.blank && det.fallbackReason !== null,
         rule: det.rule ?? undefined,
+        limit,
       }),
     );
   }
 
   /** A hook event, mapped to a fact. */
   hookFact(fact: HookFact): void {
+    // a turn that failed with the agent's words for its usage limit (Claude's StopFailure)
+    const wording = integrationFor(this._agent)?.usageLimit;
+    if (fact.kind === 'turn-end' && fact.failure?.message && wording && !fact.limit) {
+      const l = readLimitText(wording, fact.failure.message, this.host.clock.now());
+      if (l) fact = { ...fact, limit: l };
+    }
     this.apply(this._arbiter.hookFact(fact));
   }
 
@@ -474,7 +489,7 @@ export class WatchedAgent {
       this._state = v.state;
       this._stateSince = this.host.clock.now();
     }
-    this.host.settled(this, { stateChanged: stateChanged || becameUnknowable, change: update.change !== null });
+    this.host.settled(this, { stateChanged: stateChanged || becameUnknowable, change: update.change !== null, ...(update.limitLapsed ? { limitLapsed: update.limitLapsed } : {}) });
   }
 
   /** Ends every timer and the mirror; later lines for the pane are ignored. */

@@ -11,10 +11,18 @@ export interface Clock {
   after(ms: number, fn: () => void): Timer;
 }
 
+/** setTimeout's longest wait (about 24.8 days); a longer one would fire at once. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   after(ms, fn) {
-    const t = setTimeout(fn, ms);
+    // a wait longer than setTimeout takes (a usage limit that resets next month) waits in steps
+    let t: NodeJS.Timeout;
+    const wait = (left: number): void => {
+      t = setTimeout(() => (left > MAX_TIMEOUT_MS ? wait(left - MAX_TIMEOUT_MS) : fn()), Math.min(left, MAX_TIMEOUT_MS));
+    };
+    wait(ms);
     return { cancel: () => clearTimeout(t) };
   },
 };

@@ -151,13 +151,28 @@ export class Messenger {
   }
 
   /**
+   * Queues a message before every message waiting (after one being typed in now): what nerdr
+   * types when an agent's usage limit resets (`[agents] on_limit = "resume"`). Throws as enqueue.
+   */
+  enqueueFirst(a: WatchedAgent, text: string): { id: string; position: number } {
+    const why = undeliverable(text);
+    if (why !== null) throw new RpcError('invalid_message', `the message cannot be typed in exactly: ${why}`);
+    const q = this.queue(a);
+    const m: QueuedMessage = { id: randomBytes(6).toString('hex'), text, queuedAt: this.deps.clock.now(), typingAt: null };
+    const at = q.messages[0]?.typingAt != null || this.inFlight.has(a.id) ? Math.min(1, q.messages.length) : 0;
+    this.add(a, q, m, () => undefined, undefined, at);
+    this.tryDeliver(a);
+    return { id: m.id, position: at + 1 };
+  }
+
+  /**
    * Puts a message and its receipt in the queue, on disk before it returns (throws RpcError
    * queue_write_failed and queues nothing when it cannot); `undo` reverts the caller's own
    * change to the queue when the save fails.
    */
-  private add(a: WatchedAgent, q: AgentQueue, m: QueuedMessage, undo: () => void, receipt?: Receipt): void {
+  private add(a: WatchedAgent, q: AgentQueue, m: QueuedMessage, undo: () => void, receipt?: Receipt, at = q.messages.length): void {
     const r: Receipt = receipt ?? { id: m.id, queuedAt: m.queuedAt, pastedAt: null, startedAt: null, states: [], stalledAt: null, closedAt: null, closed: null };
-    q.messages.push(m);
+    q.messages.splice(at, 0, m);
     q.receipts.push(r);
     try {
       this.deps.store.save(a.id, q);

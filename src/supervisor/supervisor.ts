@@ -41,8 +41,9 @@ import { AgentStatusWatcher } from './agent-status.js';
 import { callerEnvironment, exitChannel, hashSecret, newAgentId, newSecret, newWindowCommands, respawnCommands } from './create.js';
 import { ExitMarkers } from './exit-marker.js';
 import { serverBinary } from '../tmux/server.js';
+import { loadConfig, type OnLimit } from '../config.js';
 import { agentEnv, type CreatedWindow, type RespawnSpec, type WindowSpec } from './window-spec.js';
-import { serverFiles } from '../paths.js';
+import { configDir, serverFiles } from '../paths.js';
 import { tmuxControlServer, type ControlChannel, type ControlServer } from './channel.js';
 
 /** How far behind (s) our control client may fall before tmux drops its backlog of a pane. */
@@ -67,6 +68,8 @@ export interface SupervisorOptions {
   socketPath?: string;
   /** Which agent a pane's processes are (by default from /proc). */
   probe?: (panePid: number) => Promise<Identification>;
+  /** `[agents] on_limit` and `limit_message`; by default config.toml's, read when a limit resets. */
+  onLimit?: () => { onLimit: OnLimit; message: string };
 }
 
 export interface SupervisorEvents {
@@ -395,7 +398,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   // ---- state -------------------------------------------------------------------------
 
   /** A window took its arbiter's answer: the light, the saved facts, the queue, a notification. */
-  private settled(a: WatchedAgent, u: { stateChanged: boolean; change: boolean }): void {
+  private settled(a: WatchedAgent, u: { stateChanged: boolean; change: boolean; limitLapsed?: { words: string; resetAt: number } }): void {
+    if (u.limitLapsed) this.limitReset(a, u.limitLapsed);
     if (u.stateChanged) {
       if (a.state === 'done') this.views.schedule();
       // a turn ended: its files may have changed, and with them what its branch conflicts with
@@ -410,6 +414,22 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (u.change) this.emit('change', a);
     this.paint(a);
     this.lights.setOption(a.windowId, '@nerdr_facts', factsJson(a));
+  }
+
+  /**
+   * An agent's usage limit reset: with `[agents] on_limit = "resume"` its message goes first in
+   * the queue (before what was queued), typed in as any message is: at the prompt, never into a
+   * dialog (docs/lifecycle-limits.md).
+   */
+  private limitReset(a: WatchedAgent, l: { words: string; resetAt: number }): void {
+    const { onLimit, message } = (this.opts.onLimit ?? configOnLimit)();
+    this.log('info', `${a.name}: its usage limit reset (${new Date(l.resetAt).toISOString()})${onLimit === 'resume' ? `: "${message}" is typed in first` : ''}`);
+    if (onLimit !== 'resume' || a.dead) return;
+    try {
+      this.messages.enqueueFirst(a, message);
+    } catch (err) {
+      this.log('error', `${a.name}: the message after its usage limit was not queued: ${(err as Error).message}`);
+    }
   }
 
   /**
@@ -685,4 +705,10 @@ function factsJson(a: WatchedAgent): string {
 /** The first word of a tmux command line: what an error names. */
 function verb(cmd: string): string {
   return cmd.trimStart().split(/\s/, 1)[0] || 'command';
+}
+
+/** config.toml's `[agents] on_limit` and `limit_message`, read at each reset. */
+function configOnLimit(): { onLimit: OnLimit; message: string } {
+  const { config } = loadConfig(configDir());
+  return { onLimit: config.onLimit, message: config.limitMessage };
 }

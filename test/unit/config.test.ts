@@ -116,6 +116,21 @@ x = 1
     }
   });
 
+  it('[agents] on_limit and limit_message: wait and "continue" by default; a bad value is reported and the default kept', () => {
+    expect(defaultConfig()).toMatchObject({ onLimit: 'wait', limitMessage: 'continue' });
+    const ok = parseConfig('[agents]\non_limit = "resume"\nlimit_message = "go on where you stopped"\n');
+    expect(ok.problems).toEqual([]);
+    expect(ok.config).toMatchObject({ onLimit: 'resume', limitMessage: 'go on where you stopped' });
+    expect(ok.config.agents).not.toHaveProperty('on_limit');
+    const bad = parseConfig('[agents]\non_limit = "retry"\nlimit_message = "\\u001b[31mred"\n');
+    expect(bad.config).toMatchObject({ onLimit: 'wait', limitMessage: 'continue' });
+    expect(bad.problems).toEqual([
+      { key: 'agents.on_limit', message: 'must be "wait" (show the limit) or "resume" (type limit_message once it resets) (got "retry")', used: '"wait"' },
+      { key: 'agents.limit_message', message: expect.stringMatching(/no control characters/), used: '"continue"' },
+    ]);
+    expect(parseConfig('[agents]\nlimit_message = ""\n').problems[0]!.key).toBe('agents.limit_message');
+  });
+
   it('a TOML syntax error: defaults, one problem for the file', () => {
     const { config, problems } = parseConfig('[agents.claude\ninstall = ');
     expect(config).toEqual(defaultConfig());

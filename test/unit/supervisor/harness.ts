@@ -385,6 +385,8 @@ export interface RigOptions {
   probe?: (panePid: number) => Promise<Identification>;
   /** A state folder of an earlier rig (its queues, its saved sessions): kept when this one is done. */
   stateDir?: string;
+  /** `[agents] on_limit` and `limit_message` (default: wait, as config.toml's default). */
+  onLimit?: () => { onLimit: 'wait' | 'resume'; message: string };
 }
 
 /** A supervisor on a fake tmux with the given panes; started (connected, first scan done). */
@@ -405,6 +407,7 @@ export async function startRig(setup: (tmux: FakeTmux) => void = () => undefined
     clock: opts.clock ?? time,
     control: server,
     probe: opts.probe ?? (async () => ({ agent: null }) as never),
+    onLimit: opts.onLimit ?? (() => ({ onLimit: 'wait', message: 'continue' })),
   });
   await sup.start();
   await settle();
