@@ -18,6 +18,7 @@ import { ensureSupervisor, socketError, supervisorAnswers, tmuxSocket } from './
 import { serverFiles } from '../paths.js';
 import { serverRunning } from '../tmux/server.js';
 import { clockTime } from './print.js';
+import { resetWhen } from '../looks.js';
 import { visible } from '../text.js';
 
 /** How long a stream whose supervisor went away waits for one to answer again. */
@@ -30,7 +31,12 @@ export type LinkLine = { type: 'reconnecting'; at: number } | { type: 'reconnect
 
 
 function rowText(a: AgentRow): string {
-  return `${a.name} (${a.window}) ${a.agent}: ${a.state}${a.queue ? `, ${a.queue} queued` : ''}`;
+  return `${a.name} (${a.window}) ${a.agent}: ${a.state}${limitText(a)}${a.queue ? `, ${a.queue} queued` : ''}`;
+}
+
+/** ` (resets 15:00 (in 2h05m))` while the agent is at its usage limit. */
+function limitText(a: AgentRow): string {
+  return a.state === 'limited' ? ` (resets ${resetWhen(a.limit?.resetAt, Date.now())})` : '';
 }
 
 /** One change as a person reads it: `12:00:01 api (@3): state working → done`. */
@@ -49,7 +55,7 @@ export function lineText(l: EventLine): string {
         const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
         return scalar(now) && scalar(was) ? `${k} ${String(was)} → ${String(now)}` : k;
       });
-      return `${clockTime(l.at)} ${l.agent.name} (${l.agent.window}): ${shown.join(', ')}`;
+      return `${clockTime(l.at)} ${l.agent.name} (${l.agent.window}): ${shown.join(', ')}${l.changed.includes('state') || l.changed.includes('limit') ? limitText(l.agent) : ''}`;
     }
   }
 }

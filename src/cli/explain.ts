@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { call, noAgents } from './context.js';
 import { printJson } from './print.js';
-import { age } from '../looks.js';
+import { age, resetWhen } from '../looks.js';
 import type { AgentRow } from '../protocol/index.js';
 import type { ArbiterView } from '../state/index.js';
 import { remote } from './remote.js';
@@ -53,6 +53,10 @@ export function register(program: Command): void {
       if (labels.length) out.push(`  state labels: ${labels.map(([k, t]) => `${k}=${t}`).join(', ')}`);
       const tokens = Object.entries(e.tokens ?? {});
       if (tokens.length) out.push(`  tokens: ${tokens.map(([k, t]) => `${k}=${t}`).join(', ')}`);
+      if (v.limit) {
+        out.push(`  usage limit: ${JSON.stringify(v.limit.words)} (from the ${v.limit.from === 'hook' ? "agent's hook" : 'screen'})`);
+        out.push(`  resets: ${v.limit.resetAt !== null ? `${resetWhen(v.limit.resetAt, e.now)}, ${new Date(v.limit.resetAt).toISOString()}` : `unknown${v.limit.resetText ? ` (nerdr cannot read ${JSON.stringify(v.limit.resetText)})` : ' (the agent named no time)'}: limited until it works again`}`);
+      }
       if (v.hookPhase) out.push(`  hooks: last phase ${v.hookPhase}`);
       if (v.status) out.push(`  status file: ${v.status.status}${v.status.waitingFor ? ` (${v.status.waitingFor})` : ''} for ${age(e.now - v.status.at)}${v.status.file ? `, ${v.status.file}` : ''}`);
       if (v.subagents || v.backgroundTasks) out.push(`  running in background: ${v.subagents} subagent(s), ${v.backgroundTasks} task(s)`);

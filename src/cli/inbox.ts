@@ -34,6 +34,8 @@ export function rowWhat(r: InboxRow): string {
     }
     case 'done':
       return `done: ${r.summary}`;
+    case 'limited':
+      return `limited: ${r.summary}`;
     case 'stalled':
       return `stalled: ${r.summary}`;
     case 'queued':

@@ -3,12 +3,12 @@
 import type { Command } from 'commander';
 import { call } from './context.js';
 import { printJson, table } from './print.js';
-import { age } from '../looks.js';
+import { age, resetWhen } from '../looks.js';
 import type { AgentRow } from '../protocol/index.js';
 import { visible } from '../text.js';
 
-const STATE_ORDER = ['blocked', 'done', 'working', 'idle', 'unknown', 'exited'];
-const GLYPH: Record<string, string> = { blocked: '✋', done: '✓', working: '⏳', idle: '○', unknown: '◌', exited: '✕' };
+const STATE_ORDER = ['blocked', 'done', 'limited', 'working', 'idle', 'unknown', 'exited'];
+const GLYPH: Record<string, string> = { blocked: '✋', done: '✓', limited: '◷', working: '⏳', idle: '○', unknown: '◌', exited: '✕' };
 
 /** The agent's name as herdr shows it: a reported display name, else a custom report's label, else the window's agent. */
 export function shownAgent(a: Pick<AgentRow, 'agent'> & Partial<Pick<AgentRow, 'displayAgent' | 'reportedAgent'>>): string {
@@ -44,7 +44,7 @@ export function register(program: Command): void {
         a.name,
         ...(titles ? [a.title ?? '-'] : []),
         shownAgent(a),
-        a.state + (a.exitStatus ? `(${a.exitStatus})` : '') + (a.background ? `+bg(${a.subagents + a.backgroundTasks})` : '') + (a.stateLabel ? ` (${a.stateLabel})` : ''),
+        a.state + (a.exitStatus ? `(${a.exitStatus})` : '') + (a.state === 'limited' ? ` (resets ${resetWhen(a.limit?.resetAt, now)})` : '') + (a.background ? `+bg(${a.subagents + a.backgroundTasks})` : '') + (a.stateLabel ? ` (${a.stateLabel})` : ''),
         age(now - a.stateSince),
         a.seen === null ? '-' : a.seen ? 'yes' : 'no',
         a.session,

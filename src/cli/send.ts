@@ -12,7 +12,7 @@ import type { Receipt } from '../store/queue.js';
 import { receiptEnd, receiptSteps, SEND_EXIT, stepText, type ReceiptStep } from './receipts.js';
 import { remote } from './remote.js';
 
-const STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'exited'];
+const STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'limited', 'exited'];
 
 export async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -54,6 +54,20 @@ export function inboxRows(windows: readonly InboxWindow[], snoozed: (id: string)
       const said = [...lines].reverse().find((l) => /^\s*[●•✦◆⏺]/u.test(l)) ?? lines.at(-1);
       rows.push({ ...base, id: shortId('d', r.window, r.stateSince), kind: 'done', since: r.stateSince, summary: said?.trim() ?? 'finished its turn', dialog: null, answerable: false, lines, message: null });
     }
+    if (r.state === 'limited') {
+      const l = r.limit ?? null;
+      rows.push({
+        ...base,
+        id: shortId('l', r.window, r.stateSince),
+        kind: 'limited',
+        since: r.stateSince,
+        summary: visible(l?.words ?? 'at its usage limit').slice(0, 300),
+        dialog: null,
+        answerable: false,
+        lines: [l?.resetAt != null ? `resets at ${new Date(l.resetAt).toISOString()}` : 'reset time unknown'],
+        message: null,
+      });
+    }
     const q = w.queue;
     if (q.stalledAt !== null && q.messages.length > 0) {
       rows.push({

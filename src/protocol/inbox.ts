@@ -24,7 +24,7 @@ export interface Dialog {
   layout: 'list' | 'row';
 }
 
-export type InboxKind = 'blocked' | 'done' | 'stalled' | 'queued';
+export type InboxKind = 'blocked' | 'done' | 'limited' | 'stalled' | 'queued';
 
 export interface InboxRow {
   /**
@@ -47,7 +47,7 @@ export interface InboxRow {
   dialog: Dialog | null;
   /** Whether `nerdr answer` can type this agent's keys for it (its integration knows its dialogs). */
   answerable: boolean;
-  /** blocked without a dialog read, done: the last lines of its screen. */
+  /** blocked without a dialog read, done: the last lines of its screen; limited: when it resets. */
   lines: string[];
   /** queued, stalled: the message's text (queued), or how many wait (stalled). */
   message: { id: string; text: string; position: number; queuedAt: number } | null;

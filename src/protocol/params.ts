@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { savedSessionSchema } from '../store/sessions.js';
 
 /** The states a wait can end on (src/types.ts AgentState). */
-export const AGENT_STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'exited'] as const;
+export const AGENT_STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'limited', 'exited'] as const;
 
 /** The choices `nerdr.answer` names by what they do (or by number). */
 export const ANSWER_KINDS = ['approve', 'always', 'deny'] as const;

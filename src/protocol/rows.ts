@@ -32,6 +32,11 @@ export interface AgentRow {
   tokens: Record<string, string>;
   state: string;
   stateSince: number;
+  /**
+   * While `limited`: the agent's words and when its usage limit resets (epoch ms; null when
+   * unknown); null in other states. Absent from a nerdr before usage limits (a fleet host).
+   */
+  limit?: { words: string; resetAt: number | null; resetText: string | null } | null;
   session: string;
   sessions: string[];
   window: string;

@@ -65,6 +65,8 @@ export interface OnEvent {
   queue: number;
   /** exited: tmux's word on how it ended. */
   exitStatus: string | null;
+  /** limited: the agent's words and when its limit resets (epoch ms, null when unknown); otherwise null. */
+  limit: { words: string; resetAt: number | null } | null;
   /** The window as `nerdr ls --json` prints it. */
   row: AgentRow;
 }
@@ -192,6 +194,7 @@ export function buildEvent(kind: OnEventKind, key: string, at: number, s: OnSubj
     stalledAt: s.stalledAt,
     queue: r.queue,
     exitStatus: r.exitStatus,
+    limit: kind === 'limited' && r.limit ? { words: r.limit.words, resetAt: r.limit.resetAt } : null,
     row: r,
   };
 }
@@ -217,6 +220,8 @@ export function eventEnv(base: NodeJS.ProcessEnv, e: OnEvent): NodeJS.ProcessEnv
   set('PROMPT_ID', e.promptId);
   set('QUEUE', e.queue);
   set('EXIT_STATUS', e.exitStatus);
+  set('LIMIT', e.limit?.words ?? null);
+  set('RESET_AT', e.limit?.resetAt ?? null);
   if (e.lines.length > 0) env.NERDR_EVENT_LINES = e.lines.join('\n');
   return env;
 }

@@ -29,6 +29,7 @@ export function agentRow(a: WatchedAgent, messages: Pick<Messenger, 'queue'>, co
     tokens: v.presentation.tokens,
     state: a.state,
     stateSince: a.stateSince,
+    limit: a.state === 'limited' && v.limit ? { words: v.limit.words, resetAt: v.limit.resetAt, resetText: v.limit.resetText } : null,
     session: first?.session ?? '',
     sessions: a.links.map((l) => l.session),
     window: a.windowId,

@@ -36,6 +36,15 @@ describe('inbox rows', () => {
     expect(blocked!.id).toMatch(/^p[0-9a-f]{9}$/);
   });
 
+  it('an agent at its usage limit: its words and when it resets', () => {
+    const words = "You've hit your session limit · resets 3pm (UTC)";
+    const [r] = inboxRows([win({ state: 'limited', stateSince: 5000, limit: { words, resetAt: Date.UTC(2026, 11, 3, 15), resetText: '3pm (UTC)' } }, ['❯'])], () => false);
+    expect(r).toMatchObject({ kind: 'limited', since: 5000, summary: words, answerable: false, lines: ['resets at 2026-12-03T15:00:00.000Z'] });
+    expect(r!.id).toMatch(/^l/);
+    const [u] = inboxRows([win({ state: 'limited', limit: { words: 'x\u001b[2J', resetAt: null, resetText: null } }, ['❯'])], () => false);
+    expect(u).toMatchObject({ summary: 'x^[[2J', lines: ['reset time unknown'] });
+  });
+
   it('a blocked screen nerdr cannot read: its last lines, not answerable', () => {
     const [r] = inboxRows([win({ state: 'blocked' }, ['Press y to continue'])], () => false);
     expect(r).toMatchObject({ dialog: null, answerable: false, lines: ['Press y to continue'] });

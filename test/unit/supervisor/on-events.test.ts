@@ -198,10 +198,21 @@ describe('OnEvents', () => {
     expect(r.children).toHaveLength(2);
   });
 
-  it('limited is accepted and runs once an agent has that state', () => {
+  it('limited runs once per limit, with the words and the reset on stdin and in NERDR_EVENT_*', () => {
     const r = rig([rule('limited')]);
-    r.see({ state: 'limited', stateSince: 1 });
+    const limit = { words: "You've hit your session limit · resets 3pm (UTC)", resetAt: 1_700_000_600_000, resetText: '3pm (UTC)' };
+    r.see({ state: 'limited', stateSince: 1 }, { limit });
+    r.see({ state: 'limited', stateSince: 1 }, { limit });
     expect(r.children).toHaveLength(1);
+    const c = r.children[0]!;
+    expect(JSON.parse(c.spec.stdin)).toMatchObject({ kind: 'limited', state: 'limited', limit: { words: limit.words, resetAt: limit.resetAt }, row: { limit } });
+    expect(c.spec.env).toMatchObject({ NERDR_EVENT_KIND: 'limited', NERDR_EVENT_LIMIT: limit.words, NERDR_EVENT_RESET_AT: '1700000600000' });
+    // an unknown reset: no NERDR_EVENT_RESET_AT
+    r.see({ state: 'idle', stateSince: 2 });
+    r.see({ state: 'limited', stateSince: 3 }, { limit: { ...limit, resetAt: null } });
+    expect(r.children).toHaveLength(2);
+    expect(r.children[1]!.spec.env.NERDR_EVENT_RESET_AT).toBeUndefined();
+    expect(JSON.parse(r.children[1]!.spec.stdin).limit).toEqual({ words: limit.words, resetAt: null });
   });
 
   it('a restarted supervisor does not run again for a window still in the state fired for', () => {
