@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { humanText, scriptFor } from '../../src/selftest/fake/common.js';
 import { chooseScript as chat } from '../../src/selftest/fake/openai-chat.js';
 import { chooseScript as gemini } from '../../src/selftest/fake/gemini.js';
+import { startAnthropic } from '../../src/selftest/fake/anthropic.js';
+import { startOpenAIResponses } from '../../src/selftest/fake/openai-responses.js';
 
 const tools = [{ type: 'function', function: { name: 'bash' } }];
 
@@ -22,6 +24,7 @@ describe('fake model servers: which answer a request gets', () => {
     expect(scriptFor('SLOW_START please')).toBe('slow-start');
     expect(scriptFor('SLOW please')).toBe('slow');
     expect(scriptFor('hello')).toBe('text');
+    expect(scriptFor('Please USAGE_LIMIT now')).toBe('limit');
   });
 
   it('Chat Completions: Copilot\'s dated prompt, opencode\'s reminders, tool results, title requests', () => {
@@ -38,5 +41,48 @@ describe('fake model servers: which answer a request gets', () => {
     expect(gemini({ tools: [decl], contents: [u('SLOW please')] })).toBe('slow');
     expect(gemini({ tools: [decl], contents: [u('RUN_BASH'), { role: 'model', parts: [{ functionCall: { name: 'run_shell_command' } }] }, { role: 'user', parts: [{ functionResponse: { name: 'run_shell_command' } }] }] })).toBe('after-tool');
     expect(gemini({ tools: [decl], generationConfig: { responseMimeType: 'application/json' }, contents: [u('RUN_BASH')] })).toBe('title');
+  });
+});
+
+describe('USAGE_LIMIT: an exhausted plan, as the real services answer it', () => {
+  const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it("Anthropic: 429 with the unified rate-limit headers Claude Code reads, until the reset, on a whole minute", async () => {
+    const s = await startAnthropic({ timing: { limitResetMs: 90_000, firstTokenMs: 0 } });
+    try {
+      const body = (text: string) => ({ model: 'm', tools: [{ name: 'Bash' }], messages: [{ role: 'user', content: text }] });
+      const t = Date.now();
+      const r = await post(`${s.url}/v1/messages`, body('Please USAGE_LIMIT now'));
+      expect(r.status).toBe(429);
+      expect(r.headers.get('anthropic-ratelimit-unified-status')).toBe('rejected');
+      expect(r.headers.get('anthropic-ratelimit-unified-representative-claim')).toBe('five_hour');
+      const reset = Number(r.headers.get('anthropic-ratelimit-unified-reset')) * 1000;
+      expect(reset % 60_000).toBe(0);
+      expect(reset).toBeGreaterThanOrEqual(t + 90_000);
+      expect(reset).toBeLessThan(t + 150_000 + 1000);
+      expect(((await r.json()) as { error: { type: string } }).error.type).toBe('rate_limit_error');
+      // any other prompt meets the same exhausted plan until the reset
+      expect((await post(`${s.url}/v1/messages`, body('continue'))).status).toBe(429);
+      // after it, the usual answer
+      s.exhaustedUntil = Date.now() - 1;
+      expect((await post(`${s.url}/v1/messages`, body('continue'))).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('OpenAI Responses: 429 usage_limit_reached with the plan and resets_at, as Codex reads it', async () => {
+    const s = await startOpenAIResponses({ timing: { limitResetMs: 60_000, firstTokenMs: 0 } });
+    try {
+      const body = (text: string) => ({ model: 'm', tools: [{ type: 'function', name: 'exec_command' }], input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text }] }] });
+      const r = await post(`${s.url}/v1/responses`, body('USAGE_LIMIT'));
+      expect(r.status).toBe(429);
+      const e = ((await r.json()) as { error: { type: string; plan_type: string; resets_at: number } }).error;
+      expect(e).toMatchObject({ type: 'usage_limit_reached', plan_type: 'pro' });
+      expect((e.resets_at * 1000) % 60_000).toBe(0);
+      expect(e.resets_at * 1000).toBe(s.exhaustedUntil);
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   SUBAGENT_DESCRIPTION,
   SUBAGENT_PROMPT,
   chunks,
+  exhausted,
   humanText,
   sayText,
   scriptFor,
@@ -104,10 +105,31 @@ export function chooseScript(body: Body): Script {
 
 const id = (p: string): string => `${p}_${randomBytes(8).toString('hex')}`;
 
-async function stream(req: LoggedRequest, res: SseResponse, timing: Timing): Promise<void> {
+/**
+ * The answer of an exhausted plan, as api.anthropic.com gives a claude.ai login (Claude Code
+ * 2.1.197 reads these headers in its 429 handling: status "rejected", the reset in epoch seconds,
+ * which limit): Claude Code shows "You've hit your session limit · resets 3pm (UTC)".
+ */
+function planExhausted(res: SseResponse, until: number): void {
+  res.raw.writeHead(429, {
+    'content-type': 'application/json',
+    'x-should-retry': 'false',
+    'anthropic-ratelimit-unified-status': 'rejected',
+    'anthropic-ratelimit-unified-reset': String(Math.floor(until / 1000)),
+    'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+    'anthropic-ratelimit-unified-5h-status': 'rejected',
+    'anthropic-ratelimit-unified-5h-reset': String(Math.floor(until / 1000)),
+    'anthropic-ratelimit-unified-5h-utilization': '1.0',
+  });
+  res.raw.end(JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'This request would exceed your account\'s rate limit. Please try again later.' } }));
+}
+
+async function stream(req: LoggedRequest, res: SseResponse, timing: Timing, server: FakeServer): Promise<void> {
   const body = (req.body ?? {}) as Body;
   const script = chooseScript(body);
   req.script = script;
+  const until = script === 'title' && server.exhaustedUntil === null ? null : exhausted(server, script);
+  if (until !== null) return planExhausted(res, until);
   const model = body.model ?? 'claude-fake';
   const toolNames = new Set((body.tools ?? []).map((t) => t.name));
   let index = 0;
@@ -199,7 +221,7 @@ export function startAnthropic(opts: { logFile?: string; timing?: Partial<Timing
   let server: FakeServer;
   const p = startServer(async (req, res) => {
     const path = req.path.split('?')[0];
-    if (req.method === 'POST' && path === '/v1/messages') return stream(req, res, server.timing);
+    if (req.method === 'POST' && path === '/v1/messages') return stream(req, res, server.timing, server);
     if (req.method === 'POST' && path === '/v1/messages/count_tokens') return res.json(200, { input_tokens: 100 });
     res.json(404, { type: 'error', error: { type: 'not_found_error', message: `fake server: nothing at ${req.method} ${req.path}` } });
   }, opts);

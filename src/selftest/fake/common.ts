@@ -7,6 +7,10 @@
 //   SUBAGENT        a subagent (Claude: Agent/Task; opencode: task); its own prompt holds SUBAGENT_CHILD
 //   SLOW_START      a long pause before the first token (an interrupt lands before any output)
 //   SLOW            a slow streaming answer (so "working" can be observed and interrupted)
+//   USAGE_LIMIT     the plan is exhausted: from this request until the reset (`Timing.limitResetMs`
+//                   from now, on a whole minute, as the agents show minutes) every request gets
+//                   the real service's answer for it (Anthropic: 429 with
+//                   `anthropic-ratelimit-unified-status: rejected`; OpenAI: 429 `usage_limit_reached`)
 //   anything else   a short plain-text answer
 // A request whose last input is a tool result gets a closing "Done." answer.
 
@@ -14,7 +18,7 @@ import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Script = 'slow-start' | 'bash' | 'question' | 'subagent' | 'subagent-child' | 'subagent-wait' | 'slow' | 'text' | 'after-tool' | 'title';
+export type Script = 'limit' | 'slow-start' | 'bash' | 'question' | 'subagent' | 'subagent-child' | 'subagent-wait' | 'slow' | 'text' | 'after-tool' | 'title';
 
 export interface LoggedRequest {
   at: number;
@@ -41,9 +45,11 @@ export interface Timing {
   slowStartMs: number;
   /** How long the subagent's own answer takes. */
   childMs: number;
+  /** USAGE_LIMIT: the plan resets at least this long after the request, on the next whole minute. */
+  limitResetMs: number;
 }
 
-export const DEFAULT_TIMING: Timing = { slowStartMs: 10_000, firstTokenMs: 2500, slowChunks: 30, slowChunkMs: 400, childMs: 8000 };
+export const DEFAULT_TIMING: Timing = { slowStartMs: 10_000, firstTokenMs: 2500, slowChunks: 30, slowChunkMs: 400, childMs: 8000, limitResetMs: 2 * 60 * 60 * 1000 };
 
 export const BASH_COMMAND = 'touch harness-was-here.txt && echo hello-from-harness';
 export const BASH_DESCRIPTION = 'Create a marker file and print a greeting';
@@ -62,6 +68,7 @@ export const SLOW_WORDS = 'The harness streams this answer slowly so that the wo
 /** The script for a prompt text (order matters: SUBAGENT_CHILD before SUBAGENT). */
 export function scriptFor(text: string): Script {
   if (text.includes('SUBAGENT_CHILD')) return 'subagent-child';
+  if (text.includes('USAGE_LIMIT')) return 'limit';
   if (text.includes('RUN_BASH')) return 'bash';
   if (text.includes('ASK_QUESTION')) return 'question';
   if (text.includes('SUBAGENT')) return 'subagent';
@@ -104,6 +111,8 @@ export interface FakeServer {
   port: number;
   requests: LoggedRequest[];
   timing: Timing;
+  /** USAGE_LIMIT: until when (epoch ms) the plan is exhausted; null while it is not. */
+  exhaustedUntil: number | null;
   /** Where each request is appended as one JSON line once answered (may be set later). */
   logFile?: string | undefined;
   close(): Promise<void>;
@@ -188,6 +197,7 @@ export async function startServer(handler: Handler, opts: { logFile?: string; ti
     port: 0,
     requests: [],
     timing: { ...DEFAULT_TIMING, ...opts.timing },
+    exhaustedUntil: null,
     logFile: opts.logFile,
     close: () =>
       new Promise<void>((resolve) => {
@@ -249,4 +259,16 @@ export function chunks(text: string, size = 12): string[] {
 /** The first request with this script that started at `since` or later (optionally one still being answered). */
 export function findRequest(server: FakeServer, script: Script, since: number, running = false): LoggedRequest | undefined {
   return server.requests.find((r) => r.script === script && r.at >= since && (!running || r.endedAt === undefined));
+}
+
+/**
+ * USAGE_LIMIT: whether this request meets an exhausted plan, and until when (epoch ms). The
+ * keyword exhausts it (reset `limitResetMs` on, rounded up to a whole minute: the agents show
+ * the reset to the minute); every request before the reset is refused, the first after it is
+ * answered as usual.
+ */
+export function exhausted(server: FakeServer, script: Script, now = Date.now()): number | null {
+  if (server.exhaustedUntil !== null && now >= server.exhaustedUntil) server.exhaustedUntil = null;
+  if (script === 'limit' && server.exhaustedUntil === null) server.exhaustedUntil = Math.ceil((now + server.timing.limitResetMs) / 60_000) * 60_000;
+  return server.exhaustedUntil;
 }

@@ -9,6 +9,7 @@ import {
   QUESTION,
   SUBAGENT_PROMPT,
   chunks,
+  exhausted,
   humanText,
   sayText,
   scriptFor,
@@ -61,10 +62,29 @@ function itemText(i: Item): string {
 
 const id = (p: string): string => `${p}_${randomBytes(8).toString('hex')}`;
 
-async function stream(req: LoggedRequest, res: SseResponse, timing: Timing): Promise<void> {
+/**
+ * The answer of an exhausted plan, as the ChatGPT backend gives Codex (codex-rs api_bridge.rs:
+ * a 429 whose error type is "usage_limit_reached" carries the plan and the reset in epoch
+ * seconds): Codex shows "You've hit your usage limit. … try again at 3:05 PM."
+ */
+function planExhausted(res: SseResponse, until: number): void {
+  res.json(429, {
+    error: {
+      type: 'usage_limit_reached',
+      message: 'The usage limit has been reached',
+      plan_type: 'pro',
+      resets_at: Math.floor(until / 1000),
+      resets_in_seconds: Math.max(0, Math.round((until - Date.now()) / 1000)),
+    },
+  });
+}
+
+async function stream(req: LoggedRequest, res: SseResponse, timing: Timing, server: FakeServer): Promise<void> {
   const body = (req.body ?? {}) as Body;
   const script = chooseScript(body);
   req.script = script;
+  const until = script === 'title' && server.exhaustedUntil === null ? null : exhausted(server, script);
+  if (until !== null) return planExhausted(res, until);
   // function tools, and the ones inside namespaces (multi_agent_v1: spawn_agent, wait_agent, …)
   const namespaceOf = new Map<string, string>();
   for (const t of body.tools ?? []) for (const inner of t.type === 'namespace' ? (t.tools ?? []) : []) if (inner.name) namespaceOf.set(inner.name, t.name ?? '');
@@ -155,7 +175,7 @@ export function startOpenAIResponses(opts: { logFile?: string; timing?: Partial<
   let server: FakeServer;
   return startServer(async (req, res) => {
     const path = req.path.split('?')[0];
-    if (req.method === 'POST' && path === '/v1/responses') return stream(req, res, server.timing);
+    if (req.method === 'POST' && path === '/v1/responses') return stream(req, res, server.timing, server);
     res.json(404, { error: { type: 'not_found', message: `fake server: nothing at ${req.method} ${req.path}` } });
   }, opts).then((s) => (server = s));
 }
