@@ -10,7 +10,7 @@ export function escapeHtml(s: string): string {
 }
 
 const STYLE = `
-:root { color-scheme: light dark; --fg: #1b1b1b; --bg: #f6f6f4; --card: #fff; --mute: #666; --line: #ddd; --blocked: #c62828; --done: #2e7d32; --queued: #1565c0; --stalled: #ef6c00; }
+:root { color-scheme: light dark; --fg: #1b1b1b; --bg: #f6f6f4; --card: #fff; --mute: #666; --line: #ddd; --blocked: #c62828; --done: #2e7d32; --queued: #1565c0; --stalled: #ef6c00; --limited: #283593; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e8e8e8; --bg: #141414; --card: #1f1f1f; --mute: #9a9a9a; --line: #333; } }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
@@ -25,7 +25,7 @@ main { max-width: 48rem; margin: 0 auto; padding: .75rem; }
 .notice button { float: right; }
 .row { background: var(--card); border: 1px solid var(--line); border-left: .35rem solid var(--mute); border-radius: .5rem; padding: .7rem .8rem; margin-bottom: .75rem; }
 .row.blocked { border-left-color: var(--blocked); } .row.done { border-left-color: var(--done); }
-.row.queued { border-left-color: var(--queued); } .row.stalled { border-left-color: var(--stalled); }
+.row.queued { border-left-color: var(--queued); } .row.stalled { border-left-color: var(--stalled); } .row.limited { border-left-color: var(--limited); }
 .row.target { outline: .15rem solid var(--queued); }
 .top { display: flex; flex-wrap: wrap; gap: .25rem .6rem; align-items: baseline; }
 .name { font-weight: 600; overflow-wrap: anywhere; }
@@ -63,7 +63,7 @@ function waited(since) {
   const s = Math.max(0, Math.round((Date.now() - since) / 1000));
   return s < 60 ? s + ' s' : s < 3600 ? Math.round(s / 60) + ' min' : Math.round(s / 360) / 10 + ' h';
 }
-const KIND = { blocked: 'needs you', done: 'finished', stalled: 'queue stalled', queued: 'queued message' };
+const KIND = { blocked: 'needs you', done: 'finished', limited: 'at its usage limit', stalled: 'queue stalled', queued: 'queued message' };
 
 function notice(title, lines) {
   const n = el('div', 'notice');
