@@ -742,7 +742,8 @@ export class Arbiter {
     const key = l === null ? null : (l.key ?? `${l.words}|${l.resetText ?? ''}`);
     if (l !== null && key !== this.limitKey && e.state !== 'working') {
       this.limitKey = key;
-      this.limit = { words: l.words, resetAt: l.resetAt, resetText: l.resetText, from: 'screen', at: now };
+      // the limit a hook just told of, now on screen too, stays the hook's
+      if (this.limit?.words !== l.words) this.limit = { words: l.words, resetAt: l.resetAt, resetText: l.resetText, from: 'screen', at: now };
       return;
     }
     const lim = this.limit;

@@ -46,6 +46,21 @@ function thrown(fn: () => unknown): unknown {
   throw new Error('did not throw');
 }
 
+describe('Messenger.enqueueFirst (on_limit = "resume")', () => {
+  it('goes before every message waiting, on disk; after a message being typed in', () => {
+    const { m } = messenger(new QueueStore(dir));
+    const a = agent('working');
+    m.enqueue(a, 'one');
+    m.enqueue(a, 'two');
+    expect(m.enqueueFirst(a, 'continue').position).toBe(1);
+    expect(new QueueStore(dir).load('ag1').queue.messages.map((x) => x.text)).toEqual(['continue', 'one', 'two']);
+    m.queue(a).messages[0]!.typingAt = 5;
+    expect(m.enqueueFirst(a, 'again').position).toBe(2);
+    expect(m.queue(a).messages.map((x) => x.text)).toEqual(['continue', 'again', 'one', 'two']);
+    expect(() => m.enqueueFirst(a, 'bad\u0000')).toThrow(RpcError);
+  });
+});
+
 describe('Messenger.enqueue', () => {
   it('a message that cannot be saved (full disk) is refused with the cause and a fix, and is not queued or typed', () => {
     const store = new QueueStore(dir, {
