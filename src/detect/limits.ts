@@ -15,6 +15,18 @@ export interface LimitWording {
   patterns: readonly RegExp[];
   /** Only the last this many non-blank rows of the screen are read (the newest output, above the prompt). */
   bottomRows: number;
+  /**
+   * The agent's own dialog about its limit (Claude's "What do you want to do? ❯ 1. Stop and wait
+   * for limit to reset"), matched against the screen's text: while the limit lasts it is part of
+   * it (limited, not blocked); once the limit resets, `dismissKeys` close it before "resume"
+   * types its message.
+   */
+  dialog?: { text: RegExp; dismissKeys: readonly string[] };
+}
+
+/** Whether the screen shows the agent's own limit dialog. */
+export function limitDialogShown(wording: LimitWording, rows: readonly string[]): boolean {
+  return wording.dialog !== undefined && wording.dialog.text.test(rows.join('\n'));
 }
 
 /** A limit the agent shows. `key` tells a new sighting from the same one seen again. */

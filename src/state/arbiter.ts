@@ -34,6 +34,8 @@ export interface ScreenEvaluation {
    * null. `key` tells a new sighting from the same one seen again (its reset is read once).
    */
   limit?: LimitSeen | null;
+  /** The screen shows the agent's own dialog about its limit: while limited it is the limit's, not a blocker. */
+  limitDialog?: boolean;
 }
 
 /** A usage limit as the screen or a hook shows it; `resetAt` epoch ms, null when unknown. */
@@ -53,6 +55,8 @@ export interface LimitFact {
   from: 'hook' | 'screen';
   /** When nerdr saw it (the clock's ms). */
   at: number;
+  /** Its reset passed, but the agent's own dialog about it is still open: limited until it closes. */
+  over?: boolean;
 }
 
 /**
@@ -552,7 +556,7 @@ export class Arbiter {
     if (this.conversation) f.conversation = { ...this.conversation };
     if (this.hook) f.hook = { phase: this.hook.phase, why: this.hook.why };
     if (this.custom) f.report = { source: this.custom.source, agent: this.custom.agent, state: this.custom.state, message: this.custom.message };
-    if (this.limit) f.limit = { words: this.limit.words, resetAt: this.limit.resetAt, resetText: this.limit.resetText, from: this.limit.from };
+    if (this.limit) f.limit = { words: this.limit.words, resetAt: this.limit.resetAt, resetText: this.limit.resetText, from: this.limit.from, ...(this.limit.over ? { over: true } : {}) };
     if (this.limitKey !== null) f.limitKey = this.limitKey;
     return f;
   }
@@ -583,7 +587,7 @@ export class Arbiter {
     if (typeof f.turnAt === 'number' && Number.isFinite(f.turnAt)) this.turnAt = f.turnAt;
     const l = f.limit;
     if (l && typeof l.words === 'string' && (l.resetAt === null || (typeof l.resetAt === 'number' && Number.isFinite(l.resetAt)))) {
-      this.limit = { words: l.words, resetAt: l.resetAt, resetText: typeof l.resetText === 'string' ? l.resetText : null, from: l.from === 'screen' ? 'screen' : 'hook', at: now };
+      this.limit = { words: l.words, resetAt: l.resetAt, resetText: typeof l.resetText === 'string' ? l.resetText : null, from: l.from === 'screen' ? 'screen' : 'hook', at: now, ...(l.over === true && l.resetAt !== null ? { over: true } : {}) };
     }
     if (typeof f.limitKey === 'string') this.limitKey = f.limitKey;
     return this.advance(now);
@@ -986,12 +990,15 @@ export class Arbiter {
     if (this.proc === 'exited') return d('exited', 'process', 'the agent process exited');
     // the reset is handed out when it comes, whatever outranks the limit meanwhile (a dialog, a report)
     const lim = this.limit;
-    if (lim !== null && lim.resetAt !== null) {
+    const dialogUp = this.ev !== null && this.ev.limitDialog === true && this.ev.state === 'blocked';
+    if (lim !== null && lim.resetAt !== null && !lim.over) {
       if (now >= lim.resetAt) {
         this.lapsed = { words: lim.words, resetAt: lim.resetAt };
-        this.limit = null;
+        // the agent's own dialog about the limit, still open, stays the limit's until it closes
+        // (`on_limit = "resume"` closes it): neither a question nor, once closed, a completion
+        this.limit = dialogUp ? { ...lim, over: true } : null;
       } else timers.push({ name: 'limit-reset', at: lim.resetAt, what: 'the usage limit resets: limited → idle' });
-    }
+    } else if (lim?.over && !dialogUp) this.limit = null;
     if (this.lifecycle) return d(this.lifecycle.state, 'lifecycle', `full-lifecycle report from ${this.lifecycle.source}: ${this.lifecycle.state}${this.lifecycle.message ? ` — ${this.lifecycle.message}` : ''}`);
     const e = this.ev;
     const screenOn = this.screenActive(now);
@@ -1003,11 +1010,14 @@ export class Arbiter {
       }
       return d(c.state, 'report', `reported by ${c.source}: ${c.state}${c.message ? ` — ${c.message}` : ''}`);
     }
-    if (visibleBlocker) return d('blocked', 'screen', `a dialog is visible on screen${e?.rule ? ` (${e.rule})` : ''}`);
     const limit = this.limit;
+    // the agent's own dialog about its limit (wait or upgrade) is the limit's, not a question
+    const limitDialog = limit !== null && visibleBlocker && e?.limitDialog === true;
+    if (visibleBlocker && !limitDialog) return d('blocked', 'screen', `a dialog is visible on screen${e?.rule ? ` (${e.rule})` : ''}`);
+    if (limit?.over) return d('limited', 'screen', `the usage limit reset at ${new Date(limit.resetAt!).toISOString()}, but the agent's own dialog about it is still open (${JSON.stringify(limit.words)})`);
     if (limit !== null) {
       const when = limit.resetAt !== null ? `it resets ${new Date(limit.resetAt).toISOString()}` : 'its reset time is unknown';
-      return d('limited', limit.from, `${limit.from === 'hook' ? 'a hook' : 'the screen'} says the usage limit is reached (${JSON.stringify(limit.words)}); ${when}`);
+      return d('limited', limit.from, `${limit.from === 'hook' ? 'a hook' : 'the screen'} says the usage limit is reached (${JSON.stringify(limit.words)}); ${when}${limitDialog ? '; its dialog about the limit is open' : ''}`);
     }
 
     let h = this.hook;

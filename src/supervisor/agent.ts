@@ -13,7 +13,7 @@ import { PaneProber, type ProberEvent, type ProberStep } from '../detect/prober.
 import type { Identification } from '../detect/identify.js';
 import type { HookFact } from '../integrations/events/index.js';
 import { integrationFor } from '../integrations/index.js';
-import { readLimitScreen, readLimitText } from '../detect/limits.js';
+import { limitDialogShown, readLimitScreen, readLimitText } from '../detect/limits.js';
 import type { FoundPane } from './discover.js';
 import type { Clock, Timer } from './clock.js';
 import type { Logger } from './log.js';
@@ -418,6 +418,7 @@ export class WatchedAgent {
     if (det.skip) return;
     const wording = integrationFor(this._agent)?.usageLimit;
     const limit = wording ? readLimitScreen(wording, snap.rows, this.host.clock.now()) : null;
+    const limitDialog = wording ? limitDialogShown(wording, snap.rows) : false;
     this._lastDetection = { at: this.host.clock.now(), result: det, manifest: { source: loaded.source, path: loaded.path, version: loaded.version } };
     this.apply(
       this._arbiter.screen({
@@ -431,8 +432,16 @@ export class WatchedAgent {
         fallback: !det.blank && det.fallbackReason !== null,
         rule: det.rule ?? undefined,
         limit,
+        limitDialog,
       }),
     );
+  }
+
+  /** The keys that close the agent's own dialog about its limit when its screen shows it, else null. */
+  limitDialogKeys(): readonly string[] | null {
+    const wording = integrationFor(this._agent)?.usageLimit;
+    const rows = this._mirror?.snapshot().rows;
+    return wording?.dialog && rows && limitDialogShown(wording, rows) ? wording.dialog.dismissKeys : null;
   }
 
   /** A hook event, mapped to a fact. */

@@ -425,6 +425,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const { onLimit, message } = (this.opts.onLimit ?? configOnLimit)();
     this.log('info', `${a.name}: its usage limit reset (${new Date(l.resetAt).toISOString()})${onLimit === 'resume' ? `: "${message}" is typed in first` : ''}`);
     if (onLimit !== 'resume' || a.dead) return;
+    // the agent's own dialog about the limit (Claude's "Stop and wait for limit to reset") is
+    // closed with its cancel key first: it asks nothing once the limit has reset
+    const keys = a.limitDialogKeys();
+    if (keys) {
+      this.log('info', `${a.name}: closing its dialog about the limit (${keys.join(' ')})`);
+      this.sendLine(keys.map((k) => command('send-keys', '-t', a.paneId, k)), () => undefined);
+    }
     try {
       this.messages.enqueueFirst(a, message);
     } catch (err) {

@@ -142,6 +142,40 @@ describe('a limit on screen (agents without a hook for it: Codex)', () => {
   });
 });
 
+describe("the agent's own dialog about its limit (Claude's \"Stop and wait for limit to reset\")", () => {
+  const OPTIONS = { state: 'blocked' as const, visibleBlocker: true, limitDialog: true };
+
+  it('is the limit, not a question; after the reset it stays limited until it closes, then idle (not done, no blocked on the way)', () => {
+    const { r, resetAt } = limitedByHook();
+    expect(r.screen(OPTIONS, 'opts').view.state).toBe('limited');
+    expect(r.arb.view().reason).not.toMatch(/a dialog is visible/);
+    r.clock.t = resetAt;
+    const t = r.arb.tick();
+    r.record(t.view.state);
+    expect(t.limitLapsed).toEqual({ words, resetAt });
+    expect(t.view.state).toBe('limited');
+    expect(t.view.reason).toMatch(/dialog about it is still open/);
+    expect(r.arb.tick().limitLapsed).toBeUndefined();
+    // kept across a restart as it is: no second lapse
+    const n = rig();
+    n.clock.t = r.clock.t;
+    n.start(false);
+    n.screen(OPTIONS, 'opts');
+    const back = n.arb.restoreFacts(JSON.parse(JSON.stringify(r.arb.facts())));
+    expect(back.view.state).toBe('limited');
+    expect(back.limitLapsed).toBeUndefined();
+    // closed (Esc): idle, not done
+    r.screen(IDLE_PROMPT, 'closed');
+    expect(r.arb.view().state).toBe('idle');
+    expect(r.states).toEqual(['unknown', 'idle', 'working', 'limited', 'idle']);
+  });
+
+  it('another dialog while limited is a question: blocked', () => {
+    const { r } = limitedByHook();
+    expect(r.screen({ state: 'blocked', visibleBlocker: true }, 'other').view.state).toBe('blocked');
+  });
+});
+
 describe('across a supervisor restart', () => {
   it('the reset time is kept; a reset that passed while no supervisor ran is handed out by the next', () => {
     const { r, resetAt } = limitedByHook();

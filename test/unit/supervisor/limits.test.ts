@@ -10,9 +10,10 @@ import { startRig, settle, type Rig } from './harness.js';
 const RULE = '─'.repeat(80);
 const IDLE = ['Claude Code', '', RULE, '❯', RULE, '  ? for shortcuts'];
 const SESSION = '6f1c2a7e-0000-4000-8000-000000000001';
-/** Thu Dec 3 2026, 14:50 UTC: Claude's "resets 3pm (UTC)" is 10 minutes away. */
-const T0 = Date.UTC(2026, 11, 3, 14, 50);
-const RESET = Date.UTC(2026, 11, 3, 15, 0);
+/** Thu Dec 3 2026, 19:12 UTC: Claude's "resets 7:22pm (UTC)" (its words in the capture below) is 10 minutes away. */
+const T0 = Date.UTC(2026, 11, 3, 19, 12);
+const RESET = Date.UTC(2026, 11, 3, 19, 22);
+const WORDS = "You've hit your session limit · resets 7:22pm (UTC)";
 
 let rig: Rig | null = null;
 afterEach(async () => {
@@ -33,12 +34,14 @@ async function limited(onLimit: 'wait' | 'resume'): Promise<Rig> {
     hook_event_name: 'StopFailure',
     session_id: SESSION,
     error: 'rate_limit',
-    last_assistant_message: "You've hit your session limit · resets 3pm (UTC)",
+    last_assistant_message: WORDS,
   });
   await r.wait(300);
   return r;
 }
 
+/** Claude Code 2.1.197's own dialog about the limit, opened by itself after it (a real capture). */
+const OPTIONS = readFileSync(path.join(import.meta.dirname, '../../fixtures/screens/claude/captured-limited-options.txt'), 'utf8').trimEnd().split('\n');
 const DIALOG = readFileSync(path.join(import.meta.dirname, '../../agents/screens/claude/permission.txt'), 'utf8').split('\n').slice(0, 48);
 const show = (r: Rig, rows: string[]): void => r.channel().output('%1', '\x1b[2J\x1b[H' + rows.join('\r\n'));
 const typed = (r: Rig): string[] => r.tmux.sent('set-buffer').map((w) => w.at(-1)!);
@@ -48,7 +51,7 @@ describe('a window at its usage limit', () => {
     rig = await limited('wait');
     const a = rig.sup.agents.get('%1')!;
     expect(a.state).toBe('limited');
-    expect(a.arbiter.view().limit).toMatchObject({ resetAt: RESET, from: 'hook', words: "You've hit your session limit · resets 3pm (UTC)" });
+    expect(a.arbiter.view().limit).toMatchObject({ resetAt: RESET, from: 'hook', words: WORDS });
     expect(rig.tmux.pane('%1').options.get('@nerdr_state')).toBe('limited');
     expect(rig.tmux.pane('%1').options.get('@nerdr_light')).toContain('◷');
     expect(JSON.parse(rig.tmux.pane('%1').options.get('@nerdr_facts')!).limit).toMatchObject({ resetAt: RESET });
@@ -99,5 +102,41 @@ describe('a window at its usage limit', () => {
     show(rig, IDLE);
     await rig.wait(3000);
     expect(typed(rig)).toEqual(['continue']);
+  });
+
+  it("Claude's own dialog about the limit: limited until the reset; resume closes it (Esc), then types; no blocked, no done on the way", async () => {
+    rig = await limited('resume');
+    const a = rig.sup.agents.get('%1')!;
+    show(rig, OPTIONS);
+    await rig.wait(300);
+    expect(a.state).toBe('limited');
+    const states: string[] = [];
+    rig.sup.on('change', (x) => x === a && states.push(x.state));
+    rig.time.advance(RESET - rig.time.t);
+    await rig.wait(50);
+    expect(rig.tmux.sent('send-keys')).toEqual([['send-keys', '-t', '%1', 'Escape']]);
+    expect(a.state).toBe('limited');
+    expect(typed(rig)).toEqual([]);
+    // the agent closes it
+    show(rig, IDLE);
+    await rig.wait(1000);
+    expect(typed(rig)).toEqual(['continue']);
+    expect(states).not.toContain('blocked');
+    expect(states).not.toContain('done');
+  });
+
+  it('"wait" leaves the dialog to the user: limited while it stays open, nothing sent', async () => {
+    rig = await limited('wait');
+    const a = rig.sup.agents.get('%1')!;
+    show(rig, OPTIONS);
+    await rig.wait(300);
+    rig.time.advance(RESET - rig.time.t);
+    await rig.wait(300);
+    expect(a.state).toBe('limited');
+    expect(rig.tmux.sent('send-keys')).toEqual([]);
+    show(rig, IDLE);
+    await rig.wait(1000);
+    expect(a.state).toBe('idle');
+    expect(typed(rig)).toEqual(['the next task']);
   });
 });
