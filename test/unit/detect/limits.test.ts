@@ -3,8 +3,11 @@
 // src/detect/limits.ts. Relative and absolute times, zones, and what cannot be read: never a
 // throw, an unknown reset (null).
 
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { paragraphs, parseReset, readLimitScreen, readLimitText } from '../../../src/detect/limits.js';
+import { limitDialogShown, paragraphs, parseReset, readLimitScreen, readLimitText } from '../../../src/detect/limits.js';
+import { integrationFor } from '../../../src/integrations/index.js';
 import { CLAUDE_USAGE_LIMIT } from '../../../src/integrations/claude.js';
 import { CODEX_USAGE_LIMIT } from '../../../src/integrations/codex.js';
 
@@ -147,4 +150,32 @@ describe('the screen', () => {
     // scrolled above the rows read: not seen
     expect(readLimitScreen(CLAUDE_USAGE_LIMIT, [...rows.slice(0, 2), ...Array.from({ length: 14 }, (_, i) => `line ${i}`)], NOW)).toBeNull();
   });
+});
+
+describe('captured screens (test/fixtures/screens/index.json): the real agents at their limit', () => {
+  const dir = path.join(import.meta.dirname, '../../fixtures/screens');
+  interface Entry { agent: string; screen: string; state: string; version: string; limit?: { reset: string; dialog: boolean; sameAs?: string } }
+  const entries = (JSON.parse(readFileSync(path.join(dir, 'index.json'), 'utf8')) as { screens: Entry[] }).screens.filter((e) => e.limit);
+  const rows = (screen: string): string[] => readFileSync(path.join(dir, `${screen}.txt`), 'utf8').split('\n');
+  /** The captures were taken on Dec 3 2026 between 19:11 and 19:23 UTC, on a machine in UTC. */
+  const AT = Date.UTC(2026, 11, 3, 19, 11);
+
+  it('there are captures of Claude Code and Codex', () => {
+    expect(new Set(entries.filter((e) => e.state === 'limited').map((e) => e.agent))).toEqual(new Set(['claude', 'codex']));
+  });
+
+  for (const e of entries) {
+    it(`${e.screen} (${e.agent} ${e.version}): the limit, its reset "${e.limit!.reset}", ${e.limit!.dialog ? 'its dialog about it' : 'no dialog'}`, () => {
+      const wording = integrationFor(e.agent)!.usageLimit!;
+      const seen = readLimitScreen(wording, rows(e.screen), AT, 'UTC');
+      expect(seen?.words).toMatch(/^You['’]ve hit your/);
+      expect(seen?.resetText).toBe(e.limit!.reset);
+      expect(seen?.resetAt).toBe(parseReset(e.limit!.reset, AT, 'UTC'));
+      expect(seen!.resetAt! - AT).toBeGreaterThan(0);
+      expect(seen!.resetAt! - AT).toBeLessThan(15 * 60_000);
+      expect(limitDialogShown(wording, rows(e.screen))).toBe(e.limit!.dialog);
+      // after the resume the old line is still on screen: the same sighting, not a new limit
+      if (e.limit!.sameAs) expect(seen?.key).toBe(readLimitScreen(wording, rows(e.limit!.sameAs), AT, 'UTC')?.key);
+    });
+  }
 });
