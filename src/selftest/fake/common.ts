@@ -113,6 +113,8 @@ export interface FakeServer {
   timing: Timing;
   /** USAGE_LIMIT: until when (epoch ms) the plan is exhausted; null while it is not. */
   exhaustedUntil: number | null;
+  /** USAGE_LIMIT exhausted the plan once already: the keyword does not again (an agent that resends the turn's prompt with the next one). */
+  limitSpent: boolean;
   /** Where each request is appended as one JSON line once answered (may be set later). */
   logFile?: string | undefined;
   close(): Promise<void>;
@@ -198,6 +200,7 @@ export async function startServer(handler: Handler, opts: { logFile?: string; ti
     requests: [],
     timing: { ...DEFAULT_TIMING, ...opts.timing },
     exhaustedUntil: null,
+    limitSpent: false,
     logFile: opts.logFile,
     close: () =>
       new Promise<void>((resolve) => {
@@ -263,12 +266,16 @@ export function findRequest(server: FakeServer, script: Script, since: number, r
 
 /**
  * USAGE_LIMIT: whether this request meets an exhausted plan, and until when (epoch ms). The
- * keyword exhausts it (reset `limitResetMs` on, rounded up to a whole minute: the agents show
- * the reset to the minute); every request before the reset is refused, the first after it is
- * answered as usual.
+ * keyword exhausts it once per server (reset `limitResetMs` on, rounded up to a whole minute:
+ * the agents show the reset to the minute); every request before the reset is refused, the first
+ * after it is answered as usual, even one that still carries the keyword (Claude Code sends the
+ * refused prompt again with the next one, in the same user message).
  */
 export function exhausted(server: FakeServer, script: Script, now = Date.now()): number | null {
   if (server.exhaustedUntil !== null && now >= server.exhaustedUntil) server.exhaustedUntil = null;
-  if (script === 'limit' && server.exhaustedUntil === null) server.exhaustedUntil = Math.ceil((now + server.timing.limitResetMs) / 60_000) * 60_000;
+  if (script === 'limit' && server.exhaustedUntil === null && !server.limitSpent) {
+    server.exhaustedUntil = Math.ceil((now + server.timing.limitResetMs) / 60_000) * 60_000;
+    server.limitSpent = true;
+  }
   return server.exhaustedUntil;
 }
