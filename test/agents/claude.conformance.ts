@@ -14,6 +14,8 @@ conformance(claude, {
 // At its usage limit (test/agents/limits.ts): Claude words a plan's limit only for a claude.ai
 // login, so this run has an OAuth token (for the fake server) where the main one has an API key.
 limitConformance(claude, {
+  // its StopFailure hook (error "rate_limit", the words in last_assistant_message)
+  from: 'hook',
   env: (env) => {
     const { ANTHROPIC_API_KEY: _key, ...rest } = env;
     return { ...rest, CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-fake-harness-token' };

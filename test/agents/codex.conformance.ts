@@ -13,4 +13,4 @@ conformance(codex, {
 });
 
 // At its usage limit (test/agents/limits.ts): the 429 usage_limit_reached of an exhausted plan.
-limitConformance(codex);
+limitConformance(codex, { from: 'screen' });

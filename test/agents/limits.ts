@@ -29,6 +29,8 @@ export interface LimitOptions {
   env?: (env: Record<string, string>) => Record<string, string>;
   /** nerdr's config.toml of the run, before `[agents] on_limit = "resume"`. */
   nerdrConfig?: string;
+  /** Where nerdr hears of the limit first: the agent's hook (Claude's StopFailure) or its screen. */
+  from: 'hook' | 'screen';
 }
 
 /** The human text of a request's latest user message (Anthropic messages or OpenAI input). */
@@ -43,7 +45,7 @@ function promptOf(body: unknown): string {
 /** The request's latest prompt ends in "continue" (Claude sends the refused prompt with it, in one message). */
 const typedContinue = (body: unknown): boolean => /(^|\n)continue$/.test(promptOf(body).trim());
 
-export function limitConformance(profile: AgentProfile, o: LimitOptions = {}): void {
+export function limitConformance(profile: AgentProfile, o: LimitOptions): void {
   const install = inject('agentInstall')[profile.agent];
   const problem = inject('nerdrProblem');
   const skip = problem || (!install ? 'not in the install report' : !install.ok ? (install.reason ?? 'not installed') : '');
@@ -104,6 +106,7 @@ export function limitConformance(profile: AgentProfile, o: LimitOptions = {}): v
       expect(limit?.words).toMatch(/You['’]ve hit your/);
       const explain = await agent.explain();
       expect(explain).toMatch(/usage limit: "You['’]ve hit your/);
+      expect(explain).toContain(o.from === 'hook' ? "(from the agent's hook)" : '(from the screen)');
       expect(explain).toMatch(/timer: limit-reset/);
       const waited = await agent.nerdr('wait', agent.pane, '--until', 'limited', '--timeout', '5');
       expect(waited.code, waited.stderr).toBe(0);
