@@ -48,6 +48,8 @@ export interface MessengerDeps {
 export class Messenger {
   private readonly queues = new Map<string, AgentQueue>();
   private readonly inFlight = new Map<string, InFlight>();
+  /** Windows whose queue waits for a message about to go first (hold). */
+  private readonly holds = new Map<string, number>();
   /** A queue file that could not be used when it was loaded: told to the next sender. */
   private readonly notices = new Map<string, string>();
   /** Per agent: the receipt of the message typed in last, whose turn is being followed. */
@@ -399,10 +401,28 @@ export class Messenger {
     this.notices.delete(a.id);
   }
 
+  /**
+   * Nothing is typed into the window until the returned function is called: a message about to
+   * go first (the one after a usage limit) is not overtaken by the queue while it is being saved.
+   */
+  hold(a: WatchedAgent): () => void {
+    const n = (this.holds.get(a.id) ?? 0) + 1;
+    this.holds.set(a.id, n);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.holds.get(a.id) ?? 1) - 1;
+      if (left > 0) this.holds.set(a.id, left);
+      else this.holds.delete(a.id);
+      this.tryDeliver(a);
+    };
+  }
+
   tryDeliver(a: WatchedAgent): void {
     // loaded first: loading may find a message the supervisor before was typing (awaitTurn)
     const q = this.queue(a);
-    if (this.inFlight.has(a.id)) return;
+    if (this.inFlight.has(a.id) || this.holds.has(a.id)) return;
     const next = q.messages[0];
     if (!next || q.stalledAt !== null) return;
     if (a.dead || a.inMode || a.seeding || (a.state !== 'idle' && a.state !== 'done')) return;

@@ -425,18 +425,29 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const { onLimit, message } = (this.opts.onLimit ?? configOnLimit)();
     this.log('info', `${a.name}: its usage limit reset (${new Date(l.resetAt).toISOString()})${onLimit === 'resume' ? `: "${message}" is typed in first` : ''}`);
     if (onLimit !== 'resume' || a.dead) return;
-    // the agent's own dialog about the limit (Claude's "Stop and wait for limit to reset") is
-    // closed with its cancel key first: it asks nothing once the limit has reset
-    const keys = a.limitDialogKeys();
-    if (keys) {
-      this.log('info', `${a.name}: closing its dialog about the limit (${keys.join(' ')})`);
-      this.sendLine(keys.map((k) => command('send-keys', '-t', a.paneId, k)), () => undefined);
-    }
-    try {
-      this.messages.enqueueFirst(a, message);
-    } catch (err) {
-      this.log('error', `${a.name}: the message after its usage limit was not queued: ${(err as Error).message}`);
-    }
+    // queued once tmux holds the window's facts without the limit: a supervisor that dies in
+    // between loses the message rather than queueing it a second time (typed in at most once)
+    const release = this.messages.hold(a); // what was queued waits for it
+    this.lights.setOption(a.windowId, '@nerdr_facts', factsJson(a));
+    this.lights.whenApplied(a.windowId, '@nerdr_facts', (ok) => {
+      if (!ok || this.agents.get(a.paneId) !== a || a.dead) {
+        this.log('warn', `${a.name}: "${message}" was not queued after its usage limit: the window's facts could not be saved`);
+        return release();
+      }
+      // the agent's own dialog about the limit (Claude's "Stop and wait for limit to reset") is
+      // closed with its cancel key first: it asks nothing once the limit has reset
+      const keys = a.limitDialogKeys();
+      if (keys) {
+        this.log('info', `${a.name}: closing its dialog about the limit (${keys.join(' ')})`);
+        this.sendLine(keys.map((k) => command('send-keys', '-t', a.paneId, k)), () => undefined);
+      }
+      try {
+        this.messages.enqueueFirst(a, message);
+      } catch (err) {
+        this.log('error', `${a.name}: the message after its usage limit was not queued: ${(err as Error).message}`);
+      }
+      release();
+    });
   }
 
   /**

@@ -59,6 +59,20 @@ describe('Messenger.enqueueFirst (on_limit = "resume")', () => {
     expect(m.queue(a).messages.map((x) => x.text)).toEqual(['continue', 'again', 'one', 'two']);
     expect(() => m.enqueueFirst(a, 'bad\u0000')).toThrow(RpcError);
   });
+
+  it('hold: nothing is typed into the window until released (the message about to go first is being saved)', () => {
+    const { m, lines } = messenger(new QueueStore(dir));
+    const a = agent('idle');
+    const release = m.hold(a);
+    m.enqueue(a, 'queued before');
+    expect(lines).toEqual([]);
+    m.enqueueFirst(a, 'continue');
+    expect(lines).toEqual([]);
+    release();
+    release(); // once
+    expect(lines).toHaveLength(1); // the pane check before the paste of the first message
+    expect(m.queue(a).messages.map((x) => x.text)).toEqual(['continue', 'queued before']);
+  });
 });
 
 describe('Messenger.enqueue', () => {
