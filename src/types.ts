@@ -4,8 +4,11 @@
 /** Engine states a manifest rule can produce. */
 export type EngineState = 'idle' | 'working' | 'blocked' | 'unknown';
 
-/** Published states of an agent (docs/state-rules.md). `exited` is shown when the process ended. */
-export type AgentState = 'working' | 'blocked' | 'done' | 'idle' | 'unknown' | 'exited';
+/**
+ * Published states of an agent (docs/state-rules.md). `exited` is shown when the process ended;
+ * `hibernated` when nerdr stopped it to wake it later in its conversation (docs/lifecycle.md).
+ */
+export type AgentState = 'working' | 'blocked' | 'done' | 'idle' | 'unknown' | 'exited' | 'hibernated';
 
 /** What the mirror hands to detection: a plain view of the live bottom of a pane. */
 export interface ScreenSnapshot {

@@ -147,6 +147,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     stateDir: files.dir,
     socketPath: files.socket,
     notify: loaded.config.notify,
+    lifecycle: loaded.config.lifecycle,
   });
   // [[on]] (docs/on-events.md): sees every change from the first scan on
   // a blocked event carries the inbox's prompt id (a push's button opens that row of `nerdr web`)

@@ -255,8 +255,11 @@ async function createOne<A extends RestoreAgent>(host: RestoreHost<A>, env: Rest
   return created.pane;
 }
 
+/** What a resume's check needs of the supervisor. */
+export type ResumeView<A extends RestoreAgent> = Pick<RestoreHost<A>, 'clock' | 'agent' | 'onChange' | 'screen'>;
+
 /** Resolves once the pane's agent exits, or is replaced or gone, or has lived RESUME_GRACE_MS. */
-function outcome<A extends RestoreAgent>(host: RestoreHost<A>, pane: string): Promise<'alive' | 'exited' | 'gone'> {
+function outcome<A extends RestoreAgent>(host: ResumeView<A>, pane: string): Promise<'alive' | 'exited' | 'gone'> {
   const first = host.agent(pane);
   if (!first) return Promise.resolve('gone');
   const generation = first.generation;
@@ -286,19 +289,30 @@ function lastLine(text: string): string {
   return (lines[lines.length - 1] ?? '').slice(0, 160);
 }
 
+/**
+ * Why a resume just started in this pane failed at once, or null when it did not: the agent
+ * exited within RESUME_GRACE_MS, or its screen says the conversation does not exist. Null also
+ * when the pane went or was replaced meanwhile. Waits up to RESUME_GRACE_MS.
+ */
+export async function resumeFailed<A extends RestoreAgent>(host: ResumeView<A>, agent: string, pane: string): Promise<string | null> {
+  const seen = await outcome(host, pane);
+  if (seen === 'gone') return null;
+  const a = host.agent(pane);
+  if (!a) return null;
+  const text = await host.screen(a);
+  const notFound = notFoundOnScreen(agent, text);
+  if (notFound) return `"${notFound}"`;
+  if (seen === 'exited') return `it exited at once${lastLine(text) ? `: "${lastLine(text)}"` : ''}`;
+  return null;
+}
+
 /** A resume that failed at once (exited, or "not found" on screen) becomes a new conversation in the same window. */
 async function checkResume<A extends RestoreAgent>(host: RestoreHost<A>, env: RestoreEnv, w: PlannedWindow, res: WindowResult, pane: string): Promise<void> {
   if (!res.window || !res.installed || res.resume === 'fresh' || !isAgentId(w.agent)) return;
-  const seen = await outcome(host, pane);
-  if (seen === 'gone') return;
+  const why = await resumeFailed(host, w.agent, pane);
+  if (!why) return;
   const a = host.agent(pane);
   if (!a) return;
-  const text = await host.screen(a);
-  const notFound = notFoundOnScreen(w.agent, text);
-  let why: string | null = null;
-  if (notFound) why = `"${notFound}"`;
-  else if (seen === 'exited') why = `it exited at once${lastLine(text) ? `: "${lastLine(text)}"` : ''}`;
-  if (!why) return;
   const what = res.resume === 'id' ? `resume of ${w.conversationId}` : `resume of the newest conversation in ${w.cwd}`;
   const note = `${what} failed (${why}): started a new conversation`;
   const plan = await env.plan(w.agent, w.freshArgs, res.cwd, true);

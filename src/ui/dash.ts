@@ -280,7 +280,7 @@ export class Dashboard {
   }
 
   private counts(): string {
-    const order: Kind[] = ['blocked', 'done', 'working', 'background', 'stalled', 'idle', 'unknown', 'exited'];
+    const order: Kind[] = ['blocked', 'done', 'working', 'background', 'stalled', 'idle', 'hibernated', 'unknown', 'exited'];
     const n = new Map<Kind, number>();
     for (const r of this.rows) n.set(r.kind, (n.get(r.kind) ?? 0) + 1);
     return order
