@@ -13,6 +13,8 @@ import type { SavedSession } from '../store/sessions.js';
 import { command, escapeFormat } from '../tmux/quote.js';
 import type { Clock } from './clock.js';
 import type { CreatedWindow, RespawnSpec, WindowSpec } from './window-spec.js';
+import { hibernatedArgv, type Hibernation } from './hibernate.js';
+import { stripControl } from './socket/sanitize.js';
 
 /** How long a resumed agent must live to count as resumed. */
 export const RESUME_GRACE_MS = 5000;
@@ -62,6 +64,8 @@ export interface WindowResult {
   requeued: number;
   /** The worktree the window is back in (null: none, or it is gone and `note` says so). */
   worktree: string | null;
+  /** Back hibernated, its kept screen shown (docs/lifecycle.md): it resumes when woken. */
+  hibernated?: boolean;
 }
 
 /** What a restored window's agent looks like to the restore: a WatchedAgent's few fields. */
@@ -94,6 +98,8 @@ export interface RestoreHost<A extends RestoreAgent = RestoreAgent> {
   requeue(a: A, message: { id: string; text: string }): string | null;
   /** Calls `fn` on every change of any window; returns the unsubscribe. */
   onChange(fn: () => void): () => void;
+  /** Marks a window made to show a hibernated agent's kept screen as hibernated (docs/lifecycle.md). */
+  hibernated(a: A, h: Hibernation): Promise<void>;
 }
 
 /** What comes from the caller (the `nerdr restore` process) and the machine. */
@@ -106,12 +112,22 @@ export interface RestoreEnv {
   /** Whether a program is installed, on the caller's PATH. */
   onPath(program: string): boolean;
   isDir(p: string): boolean;
+  /** Whether a file is there (a hibernated window's kept screen). */
+  isFile(p: string): boolean;
   warn(message: string): void;
 }
 
 export function isDir(p: string): boolean {
   try {
     return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
   } catch {
     return false;
   }
@@ -214,8 +230,11 @@ async function createOne<A extends RestoreAgent>(host: RestoreHost<A>, env: Rest
     res.resume = 'fresh';
     res.conversationId = null;
   }
+  // hibernated when it was saved: back hibernated, in its conversation, its kept screen shown
+  const sleeping = w.saved.hibernated && w.resume === 'id' && res.resume === 'id' && w.conversationId && env.isFile(w.saved.hibernated.screen) ? w.saved.hibernated : null;
   let plan: { argv: string[]; env: Record<string, string>; conversationId?: string; notes: string[] };
-  if (isAgentId(w.agent)) plan = await env.plan(w.agent, args, cwd, true);
+  if (sleeping) plan = { argv: hibernatedArgv(sleeping.screen, stripControl(w.name)), env: {}, notes: [] };
+  else if (isAgentId(w.agent)) plan = await env.plan(w.agent, args, cwd, true);
   else if (w.saved.argv.length > 0) {
     // not a known agent (a `nerdr new --cmd` window): its saved command runs again as it was
     plan = { argv: w.saved.argv, env: {}, notes: [] };
@@ -252,6 +271,11 @@ async function createOne<A extends RestoreAgent>(host: RestoreHost<A>, env: Rest
   res.conversationId = conversationId;
   res.worktree = worktree?.path ?? null;
   res.action = 'created';
+  if (sleeping && created.watched) {
+    await host.hibernated(created.watched as unknown as A, { since: sleeping.since, conversationId: w.conversationId!, screen: sleeping.screen, rssKb: sleeping.rssKb });
+    res.hibernated = true;
+    res.why = `hibernated in conversation ${w.conversationId} (nerdr wake, or a message, wakes it)`;
+  }
   return created.pane;
 }
 
@@ -308,7 +332,7 @@ export async function resumeFailed<A extends RestoreAgent>(host: ResumeView<A>, 
 
 /** A resume that failed at once (exited, or "not found" on screen) becomes a new conversation in the same window. */
 async function checkResume<A extends RestoreAgent>(host: RestoreHost<A>, env: RestoreEnv, w: PlannedWindow, res: WindowResult, pane: string): Promise<void> {
-  if (!res.window || !res.installed || res.resume === 'fresh' || !isAgentId(w.agent)) return;
+  if (!res.window || !res.installed || res.resume === 'fresh' || res.hibernated || !isAgentId(w.agent)) return;
   const why = await resumeFailed(host, w.agent, pane);
   if (!why) return;
   const a = host.agent(pane);

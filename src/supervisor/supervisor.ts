@@ -369,6 +369,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private forget(a: WatchedAgent): void {
+    // a hibernated window closed: its kept screen goes with it (a restore without it resumes the agent)
+    if (a.hibernation && !this.stopping) rmSync(a.hibernation.screen, { force: true });
     a.dispose();
     this.messages.forget(a);
     this.notifier.forget(a.windowId);
@@ -695,6 +697,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     } finally {
       this.hibernating.delete(a.paneId);
     }
+  }
+
+  /** A window made to show a hibernated agent's kept screen (restore): hibernated, on the window too. */
+  async markHibernated(a: WatchedAgent, h: Hibernation): Promise<void> {
+    await this.run(command('set-option', '-w', '-t', a.windowId, HIBERNATED_OPTION, hibernationJson(h)));
+    a.hibernate(h);
+    this.emit('change', a);
   }
 
   /** SIGTERM to every process, SIGKILL to what is left after HIBERNATE_TERM_MS. */

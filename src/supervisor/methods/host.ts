@@ -178,6 +178,7 @@ function restoreHost(sup: Supervisor): RestoreHost<WatchedAgent> {
     createWindow: (spec) => sup.createWindow(spec),
     respawn: (a, spec) => sup.respawn(a, spec),
     requeue: (a, m) => sup.messages.requeue(a, m),
+    hibernated: (a, h) => sup.markHibernated(a, h),
     onChange: (fn) => {
       sup.on('change', fn);
       return () => void sup.off('change', fn);
