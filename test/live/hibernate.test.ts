@@ -6,7 +6,7 @@
 // is typed once it is idle; `nerdr wake` does the same; a busy agent is refused.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, pidAlive, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
@@ -137,5 +137,46 @@ describe.skipIf(!tmuxAvailable)('hibernate and wake, live', () => {
     const notAsleep = await env.nerdr('wake', 'fresh');
     expect(notAsleep.code).toBe(1);
     expect(notAsleep.stderr).toMatch(/is not hibernated \(it is done\)/);
+  }, 120_000);
+
+  it('tmux kill-server, then nerdr restore: back hibernated showing its kept screen, no agent started; nerdr wake resumes it', async () => {
+    const w = await startWiredClaude(env, 'survivor');
+    await waitFor(async () => (await row('survivor'))?.state === 'idle', { timeoutMs: 30_000, what: 'survivor idle' });
+    const conversation = (await row('survivor'))!.conversationId!;
+    expect((await env.nerdr('hibernate', 'survivor')).code).toBe(0);
+    const sessions = path.join(env.stateDir, 'sessions');
+    const savedHibernated = (): boolean =>
+      readdirSync(sessions).filter((f) => f.endsWith('.json')).some((f) => {
+        try {
+          return (JSON.parse(readFileSync(path.join(sessions, f), 'utf8')) as { windows: { name: string; hibernated?: unknown }[] }).windows.some((x) => x.name === 'survivor' && x.hibernated);
+        } catch {
+          return false;
+        }
+      });
+    await waitFor(savedHibernated, { what: 'the session saved with survivor hibernated' });
+    const sup = await env.supervisorPid();
+    await env.tmux('kill-server');
+    if (sup) await waitFor(() => !pidAlive(sup), { what: 'the supervisor to exit with its server' });
+
+    const n = starts().length;
+    const r = await env.nerdrWith(['restore', '--json'], { timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { windows: { name: string; action: string; hibernated?: boolean; conversationId: string | null }[] };
+    expect(out.windows.find((x) => x.name === 'survivor')).toMatchObject({ action: 'created', hibernated: true, conversationId: conversation });
+    const back = await waitFor(async () => {
+      const x = await row('survivor');
+      return x?.state === 'hibernated' ? x : undefined;
+    }, { what: 'survivor back hibernated' });
+    expect(back.conversationId).toBe(conversation);
+    expect(await env.tmuxOk('capture-pane', '-p', '-t', back.window)).toMatch(/hibernated by nerdr: nerdr wake survivor/);
+    // no agent was started for it
+    expect(starts().slice(n).some((a) => a.includes(conversation))).toBe(false);
+    const wake = await env.nerdrWith(['wake', 'survivor'], { timeoutMs: 30_000 });
+    expect(wake.code, wake.stderr).toBe(0);
+    expect(wake.stdout).toMatch(new RegExp(`^woke survivor \\(@\\d+\\) in conversation ${conversation}\\n$`));
+    // the windows restored beside it resumed their own conversations: this one resumed its own
+    const argv = starts().slice(n).find((a) => a.includes(conversation))!;
+    expect(argv.slice(argv.indexOf('--resume'), argv.indexOf('--resume') + 2)).toEqual(['--resume', conversation]);
+    expect(w.name).toBe('survivor');
   }, 120_000);
 });
