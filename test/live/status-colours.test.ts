@@ -21,7 +21,7 @@ import { LIGHT_PREFIX, SUMMARY_PREFIX } from '../../src/tmux/status.js';
 import { REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 import { cellText, contrast, seen, startOuterClient, tmuxColourHex, type Cell, type OuterClient } from './helpers/status-line.js';
 
-const SHORT: Record<Kind, string> = { working: 'wo', background: 'ba', blocked: 'bl', done: 'do', idle: 'id', unknown: 'un', exited: 'ex', stalled: 'st' };
+const SHORT: Record<Kind, string> = { working: 'wo', background: 'ba', blocked: 'bl', done: 'do', idle: 'id', unknown: 'un', exited: 'ex', stalled: 'st', hibernated: 'hi' };
 const GLYPHS = new Set(Object.values(DEFAULT_LOOKS).map((l) => l.glyph));
 const SUMMARY_GLYPHS: Record<string, Kind> = { '✋': 'blocked', '✓': 'done', '⏳': 'working', '○': 'idle' };
 /** Below this (WCAG ratio, xterm's palette) a glyph is a smudge, not a light. */
