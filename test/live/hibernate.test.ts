@@ -70,6 +70,8 @@ describe.skipIf(!tmuxAvailable)('hibernate and wake, live', () => {
     expect(r.state).toBe('hibernated');
     expect(r.conversationId).toBe(sid);
     expect(r.hibernated?.rssKb).toBeGreaterThan(10_000);
+    const why = await env.nerdr('explain', 'sleepy');
+    expect(why.stdout).toMatch(new RegExp(`^sleepy \\(claude, @\\d+ %\\d+\\): hibernated for \\d+s\\n  hibernated by nerdr \\d+s ago in conversation ${sid}, freeing \\d+ MB: \`nerdr wake sleepy\`, or a message, resumes it`));
     // the agent's process is gone; the pane runs the tiny program, showing the kept screen
     await waitFor(() => !pidAlive(agentPid), { what: 'the agent process to end' });
     await waitFor(async () => (await env.tmuxOk('display', '-p', '-t', w.win, '#{pane_current_command}')).trim() === 'sleep', { what: 'the tiny program' });
