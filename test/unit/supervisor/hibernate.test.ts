@@ -178,6 +178,27 @@ describe('hibernate and wake on the fake tmux', () => {
     expect((err as RpcError).code).toBe('not_hibernated');
   });
 
+  it('wake_on_focus: a client that selects the window later wakes it; one that showed it while it was hibernated does not', async () => {
+    const { r, a } = await claudeRig({ alive: new Set(), lifecycle: { hibernateAfterMs: null, wakeOnFocus: true } });
+    rig = r;
+    // a person looks at it when it is hibernated: it stays hibernated
+    r.tmux.clients.push({ name: 'user-client', control: false, windowId: '@1', focused: true, inMode: false });
+    await r.sup.hibernate(a);
+    r.channel().notify('session-window-changed', '$1 @1');
+    await r.wait(3000);
+    expect(a.state).toBe('hibernated');
+    // away and back: it wakes, resumed in its conversation
+    r.tmux.clients[r.tmux.clients.length - 1]!.windowId = '@99';
+    r.channel().notify('session-window-changed', '$1 @99');
+    await r.wait(500);
+    r.tmux.clients[r.tmux.clients.length - 1]!.windowId = '@1';
+    r.channel().notify('session-window-changed', '$1 @1');
+    await r.wait(500);
+    expect(a.hibernation).toBeNull();
+    expect(r.tmux.pane('%1').argv).toEqual(expect.arrayContaining(['--resume', 'c-42']));
+    await r.wait(6000);
+  });
+
   it('hibernate_after: an idle agent is hibernated once it has waited that long, not before', async () => {
     const { r, a } = await claudeRig({ alive: new Set(), lifecycle: { hibernateAfterMs: 10_000, wakeOnFocus: false } });
     rig = r;
