@@ -644,7 +644,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   // ---- hibernation (docs/lifecycle.md, src/supervisor/hibernate.ts) ----------------------------
 
-  private readonly hibernating = new Set<string>();
+  /** Hibernations under way (a wake waits for its pane's to end first). */
+  private readonly hibernating = new Map<string, Promise<unknown>>();
   private readonly waking = new Map<string, Promise<WakeResult>>();
 
   /** Why this window may not hibernate now, or null. */
@@ -677,7 +678,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       throw new RpcError('not_hibernatable', `${a.name} (${a.windowId}) cannot hibernate now: ${why}`, false, '`nerdr ls` shows its state; an idle agent, or one done and seen, with a known conversation and nothing queued hibernates');
     }
     const conversationId = agentRow(a, this.messages, this.conflicts).conversationId!;
-    this.hibernating.add(a.paneId);
+    let done!: () => void;
+    this.hibernating.set(a.paneId, new Promise<void>((resolve) => (done = resolve)));
     try {
       const captured = await this.run(command('capture-pane', '-e', '-p', '-t', a.paneId));
       const dir = path.join(this.opts.stateDir, 'hibernated');
@@ -693,9 +695,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       await this.run(command('respawn-pane', '-k', '-t', a.paneId, '--', ...hibernatedArgv(screen, stripControl(a.name))));
       this.log('info', `${a.name} (${a.windowId}) hibernated in conversation ${conversationId}; its processes held ${h.rssKb ?? '?'} kB`);
       this.emit('change', a);
+      // a message queued while it was being stopped: it wakes for it (once this hibernation ends)
+      if (this.messages.queue(a).messages.length > 0) {
+        void this.wake(a, { why: 'a message came while it was being hibernated' }).catch((err: Error) => this.log('warn', `${a.name}: wake for a message failed: ${err.message}`));
+      }
       return h;
     } finally {
       this.hibernating.delete(a.paneId);
+      done();
     }
   }
 
@@ -741,11 +748,17 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   wake(a: WatchedAgent, opts: { why: string; callerEnv?: Record<string, unknown> }): Promise<WakeResult> {
     const going = this.waking.get(a.paneId);
     if (going) return going;
-    const h = a.hibernation;
-    if (!h) return Promise.reject(new RpcError('not_hibernated', `${a.name} (${a.windowId}) is not hibernated (it is ${a.state})`, false, '`nerdr ls` shows which windows are hibernated'));
-    const p = this.doWake(a, h, opts).finally(() => this.waking.delete(a.paneId));
+    // a message that comes while the agent is being stopped wakes it once it is stopped
+    const stopping = this.hibernating.get(a.paneId);
+    const p = (stopping ? stopping.then(() => this.startWake(a, opts)) : this.startWake(a, opts)).finally(() => this.waking.delete(a.paneId));
     this.waking.set(a.paneId, p);
     return p;
+  }
+
+  private startWake(a: WatchedAgent, opts: { why: string; callerEnv?: Record<string, unknown> }): Promise<WakeResult> {
+    const h = a.hibernation;
+    if (!h) return Promise.reject(new RpcError('not_hibernated', `${a.name} (${a.windowId}) is not hibernated (it is ${a.state})`, false, '`nerdr ls` shows which windows are hibernated'));
+    return this.doWake(a, h, opts);
   }
 
   private async doWake(a: WatchedAgent, h: Hibernation, opts: { why: string; callerEnv?: Record<string, unknown> }): Promise<WakeResult> {

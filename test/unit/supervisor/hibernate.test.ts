@@ -142,6 +142,28 @@ describe('hibernate and wake on the fake tmux', () => {
     expect(a.state).toBe('hibernated');
   });
 
+  it('a message queued while it is being hibernated wakes it once it is stopped, never in the middle', async () => {
+    const { r, a, alive } = await claudeRig();
+    rig = r;
+    const going = r.sup.hibernate(a);
+    await settle();
+    r.sup.messages.enqueue(a, 'just in time');
+    const early = r.sup.wake(a, { why: 'test' }); // what nerdr send does meanwhile
+    await r.wait(1000);
+    expect(r.tmux.sent('respawn-pane')).toEqual([]); // nothing respawned while the tree still ends
+    alive.clear();
+    await r.wait(200);
+    await going;
+    let w: Awaited<typeof early> | null = null;
+    void early.then((x) => (w = x));
+    for (let i = 0; i < 100 && !w; i++) await r.wait(100);
+    const respawns = r.tmux.sent('respawn-pane');
+    expect(respawns).toHaveLength(2);
+    expect(respawns[0]).toContain('/bin/sh'); // the tiny program first
+    expect(respawns[1]).toEqual(expect.arrayContaining(['--resume', 'c-42'])); // then the agent, resumed
+    expect(a.hibernation).toBeNull();
+  });
+
   it('a supervisor started later finds it hibernated from the window alone', async () => {
     const { r, a } = await claudeRig({ alive: new Set() });
     rig = r;
