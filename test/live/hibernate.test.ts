@@ -78,7 +78,8 @@ describe.skipIf(!tmuxAvailable)('hibernate and wake, live', () => {
     const shown = await env.tmuxOk('capture-pane', '-p', '-t', w.win);
     expect(shown).toContain(before.trim());
     expect(shown).toMatch(/hibernated by nerdr: nerdr wake sleepy, or send it a message/);
-    expect((await env.tmuxOk('show-options', '-wqv', '-t', w.win, '@nerdr_light')).length).toBeGreaterThan(0);
+    // its own light: z, in the hibernated colour
+    await waitFor(async () => /fg=blue\]z#/.test(await env.tmuxOk('show-options', '-wqv', '-t', w.win, '@nerdr_light')), { what: 'the hibernated light' });
 
     // a supervisor restart: still hibernated, from the window alone
     expect((await env.nerdr('supervisor', 'stop')).code).toBe(0);
