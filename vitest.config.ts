@@ -34,6 +34,7 @@ const CONTRACT = [
   'messages-send',
   'messages-wait',
   'messages-queue',
+  'hibernate',
 ];
 /** Live files that wait more than they compute run side by side, this many at once. */
 const LIVE_WORKERS = 6;

@@ -12,6 +12,7 @@ import { INTEGRATIONS, wiringFor, type AgentConfig } from './integrations/index.
 
 export type { AgentConfig };
 import { DEFAULT_IDLE_AFTER_MS } from './state/constants.js';
+import { parseDuration } from './inbox/duration.js';
 
 export interface NerdrConfig {
   /** Every known agent, defaults filled in; plus any other agent named in the file. */
@@ -48,6 +49,11 @@ export interface NerdrConfig {
   on: OnRule[];
   /** `[web]`: `nerdr web` (docs/web.md). */
   web: WebConfig;
+  /**
+   * `[agents] hibernate_after` (ms; null: off, the default) and `wake_on_focus`: idle agents
+   * hibernated after that long, woken when a client selects their window (docs/lifecycle.md).
+   */
+  lifecycle: { hibernateAfterMs: number | null; wakeOnFocus: boolean };
 }
 
 export interface WebConfig {
@@ -172,6 +178,7 @@ export function defaultConfig(): NerdrConfig {
     detect: { idle_after: DEFAULT_IDLE_AFTER_MS / 1000 },
     on: [],
     web: { port: null, listen: '127.0.0.1' },
+    lifecycle: { hibernateAfterMs: null, wakeOnFocus: false },
   };
 }
 
@@ -232,7 +239,7 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
     else if (top === 'on') onSection(value, config.on, bad);
     else if (top === 'web') webSection(value, config.web, bad);
     else if (top === 'agents') {
-      if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", answer = "none" | "helpers", on_limit = "wait" | "resume", limit_message, max_helpers, max_depth, and [agents.<name>] sections', 'defaults'); continue; }
+      if (!isTable(value)) { bad('agents', 'must be a table: control = "own" | "all", answer = "none" | "helpers", on_limit = "wait" | "resume", limit_message, max_helpers, max_depth, hibernate_after, wake_on_focus, and [agents.<name>] sections', 'defaults'); continue; }
       for (const [id, section] of Object.entries(value)) {
         const prefix = `agents.${id}`;
         if (id === 'control') {
@@ -257,6 +264,19 @@ export function validateConfig(raw: unknown): { config: NerdrConfig; problems: C
           const r = limitMessageSchema.safeParse(section);
           if (r.success) config.limitMessage = r.data;
           else bad(prefix, `must be a text of 1 to 2000 characters with no control characters but line breaks and tabs (got ${show(section)})`, config.limitMessage);
+          continue;
+        }
+        if (id === 'hibernate_after') {
+          const ms = section === 'off' || section === false ? null : typeof section === 'string' ? parseDuration(section) : null;
+          if (section === 'off' || section === false) config.lifecycle.hibernateAfterMs = null;
+          else if (ms !== null && ms >= 5000) config.lifecycle.hibernateAfterMs = ms;
+          else bad(prefix, `must be a duration of 5 s or more such as "30m" or "2h", or "off" (got ${show(section)})`, config.lifecycle.hibernateAfterMs === null ? 'off' : `${config.lifecycle.hibernateAfterMs / 1000}s`);
+          continue;
+        }
+        if (id === 'wake_on_focus') {
+          const r = boolSchema.safeParse(section);
+          if (r.success) config.lifecycle.wakeOnFocus = r.data;
+          else bad(prefix, `must be true or false (got ${show(section)})`, config.lifecycle.wakeOnFocus);
           continue;
         }
         if (id === 'max_helpers' || id === 'max_depth') {

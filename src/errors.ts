@@ -99,6 +99,10 @@ export const CODES = {
   unknown_row: { exit: 1, fix: '`nerdr inbox` lists the ids' },
   /** `nerdr send --cancel/--edit`: the message is being typed in or was typed in already. */
   not_queued: { exit: 1, fix: '`nerdr send --status ID` shows what became of it' },
+  /** `nerdr hibernate`: the agent works, waits, has something queued or running, or cannot resume (docs/lifecycle.md). */
+  not_hibernatable: { exit: 1, fix: '`nerdr ls` shows its state; an idle agent, or one done and seen, with a known conversation and nothing queued hibernates' },
+  /** `nerdr wake`: the window is not hibernated. */
+  not_hibernated: { exit: 1, fix: '`nerdr ls` shows which windows are hibernated' },
   // herdr's report codes (pane.report_agent & co.)
   pane_not_found: { exit: 1, fix: "report from inside the agent's window: HERDR_PANE_ID / NERDR_TAB name it, and a restarted window has a new one" },
   unauthorized: { exit: 1, fix: "report from inside the agent's window: NERDR_TAB names it, and a restarted window has a new one" },

@@ -11,7 +11,7 @@
 // a bell's `reverse` (tmux's default window-status-bell-style) would turn the glyph into a block.
 // It ends with the style that was in force before it (push-default … default, pop-default), so
 // a theme's pill keeps its colours after the light; #[default] alone would drop them.
-export const LIGHT_KINDS = ['working', 'background', 'blocked', 'done', 'idle', 'unknown', 'limited', 'exited', 'stalled'] as const;
+export const LIGHT_KINDS = ['working', 'background', 'blocked', 'done', 'idle', 'unknown', 'limited', 'exited', 'stalled', 'hibernated'] as const;
 export type Kind = (typeof LIGHT_KINDS)[number];
 
 export interface Look {
@@ -31,6 +31,7 @@ export const DEFAULT_LOOKS: Record<Kind, Look> = {
   limited: { glyph: '◷', color: 'blue,bold' },
   exited: { glyph: '✕', color: 'colour240' },
   stalled: { glyph: '⏸', color: 'magenta' },
+  hibernated: { glyph: 'z', color: 'blue' },
 };
 
 /**

@@ -46,6 +46,13 @@ export function register(program: Command): void {
       const out: string[] = [];
       const reported = e.reportedAgent ? `, reported as ${e.reportedAgent}` : '';
       out.push(`${e.name} (${e.agent}${reported}, ${e.window} ${e.pane}): ${e.state}${e.stateLabel ? ` (${e.stateLabel})` : ''} for ${age(e.now - e.stateSince)}`);
+      if (e.hibernated) {
+        // nothing in its window is judged while it sleeps: what matters is how to wake it
+        const freed = e.hibernated.rssKb === null ? '' : `, freeing ${Math.round(e.hibernated.rssKb / 1024)} MB`;
+        out.push(`  hibernated by nerdr ${age(e.now - e.hibernated.since)} ago in conversation ${e.conversationId}${freed}: \`nerdr wake ${e.name}\`, or a message, resumes it (docs/lifecycle.md)`);
+        process.stdout.write(visible(out.join('\n'), { lines: true }) + '\n');
+        return;
+      }
       out.push(`  authority: ${v.authority} — ${v.reason}`);
       if (e.title) out.push(`  title: ${e.title}`);
       if (e.displayAgent) out.push(`  shown as: ${e.displayAgent}`);

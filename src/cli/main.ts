@@ -25,6 +25,8 @@ const MODULES: Record<string, string> = {
   focus: './next.js',
   attach: './next.js',
   stop: './next.js',
+  hibernate: './hibernate.js',
+  wake: './hibernate.js',
   supervise: './supervise.js',
   supervisor: './supervise.js',
   doctor: './doctor.js',

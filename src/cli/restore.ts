@@ -14,7 +14,7 @@ import { planRestore, type SessionPlan } from '../store/restore-plan.js';
 import { checkTmuxVersion, resolveSocket, serverRunning } from '../tmux/server.js';
 import { callerSecret, ensureSupervisor, globalOpts, socketError } from './context.js';
 import { onPath, planLaunch } from '../integrations/plan.js';
-import { dryRunResults, isDir, RESUME_GRACE_MS, type WindowResult } from '../supervisor/restore.js';
+import { dryRunResults, isDir, isFile, RESUME_GRACE_MS, type WindowResult } from '../supervisor/restore.js';
 import { ensureHiddenSession } from '../supervisor/channel.js';
 import { request, subscribe, SocketRequestError } from '../supervisor/socket/index.js';
 import { printJson, table } from './print.js';
@@ -85,6 +85,7 @@ async function dryRun(sock: string, saved: SavedSession[], json: boolean | undef
       plan: (agent, args, cwd, hooks) => planLaunch(agent, args, cwd, hooks),
       onPath: (program) => onPath(program),
       isDir,
+      isFile,
       warn: (m) => process.stderr.write(`nerdr: ${m}\n`),
     });
   }

@@ -11,8 +11,10 @@ import { subscribe, SocketRequestError } from '../supervisor/socket/index.js';
 import type { Receipt } from '../store/queue.js';
 import { receiptEnd, receiptSteps, SEND_EXIT, stepText, type ReceiptStep } from './receipts.js';
 import { remote } from './remote.js';
+import { AGENT_STATES } from '../protocol/index.js';
 
-const STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'limited', 'exited'];
+/** The states a wait can end on: the protocol's list (src/protocol/params.ts). */
+const STATES: readonly string[] = AGENT_STATES;
 
 export async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -201,7 +203,7 @@ export function register(program: Command): void {
       if (line > DEFAULT_MAX_LINE_BYTES) {
         throw new NerdrError(`the message holds so many control characters that its request is ${line} bytes, over the socket's ${DEFAULT_MAX_LINE_BYTES}`, 'send it in parts, or put it in a file and send its path');
       }
-      let r: { target: string; id: string; position: number; state: string; exited: boolean; warning?: string; waitsFor?: string };
+      let r: { target: string; id: string; position: number; state: string; exited: boolean; waking?: boolean; warning?: string; waitsFor?: string };
       r = await call(cmd, 'nerdr.send', { target, message: text, caller: callerSecret() });
       if (r.warning) process.stderr.write(`nerdr: warning: ${r.warning}\n`);
       if (opts.wait) {
@@ -211,6 +213,8 @@ export function register(program: Command): void {
       if (opts.json) return printJson(r);
       const when = r.exited
         ? 'the agent has exited: it stays queued'
+        : r.waking
+          ? 'it was hibernated and wakes now: the message goes in once it is idle again'
         : r.state === 'idle' || r.state === 'done'
           ? 'delivering now'
           : r.waitsFor

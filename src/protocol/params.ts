@@ -11,13 +11,13 @@ import { z } from 'zod';
 import { savedSessionSchema } from '../store/sessions.js';
 
 /** The states a wait can end on (src/types.ts AgentState). */
-export const AGENT_STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'limited', 'exited'] as const;
+export const AGENT_STATES = ['working', 'blocked', 'done', 'idle', 'unknown', 'limited', 'exited', 'hibernated'] as const;
 
 /** The choices `nerdr.answer` names by what they do (or by number). */
 export const ANSWER_KINDS = ['approve', 'always', 'deny'] as const;
 
 /** The actions the agent limits know (src/supervisor/control.ts ControlAction). */
-export const CONTROL_ACTIONS = ['stop', 'send to', 'focus', 'restart'] as const;
+export const CONTROL_ACTIONS = ['stop', 'send to', 'focus', 'restart', 'hibernate', 'wake'] as const;
 
 const target = z.string();
 /** The NERDR_TAB of the shell that asks, when it runs in an agent window. */
@@ -67,6 +67,8 @@ export const methodParams = {
   }),
   'nerdr.respawn': z.object({ target, argv, env, callerEnv, conversationId: text, note: text, caller }),
   'nerdr.stop-agent': z.object({ target, caller }),
+  'nerdr.hibernate': z.object({ target, caller }),
+  'nerdr.wake': z.object({ target, callerEnv, caller }),
   'nerdr.may': z.object({ caller, action: z.enum(CONTROL_ACTIONS).nullish() }),
   'nerdr.restore': z.object({ sessions: z.array(savedSessionSchema), callerEnv, dryRun: flag, caller }),
   'nerdr.new': z.object({

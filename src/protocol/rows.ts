@@ -56,4 +56,9 @@ export interface AgentRow {
    * checked when its agent ends a turn; null when it merges cleanly or was not checked.
    */
   conflict: string | null;
+  /**
+   * Hibernated (docs/lifecycle.md): since when (epoch ms), and the memory its process tree held
+   * before it ended (kB, null when unknown); null while it runs. Optional: older supervisors lack it.
+   */
+  hibernated?: { since: number; rssKb: number | null } | null;
 }

@@ -34,6 +34,8 @@ export interface SavedWindow {
   base?: string | null | undefined;
   /** A `--cmd` window's quiet rule wait (ms, 0 = off); absent in files of older nerdr. */
   idleAfterMs?: number | null | undefined;
+  /** Hibernated (docs/lifecycle.md): restore brings it back hibernated, its kept screen shown. */
+  hibernated?: { since: number; screen: string; rssKb: number | null } | null | undefined;
 }
 
 export interface SavedSession {
@@ -66,6 +68,7 @@ const savedWindowSchema = z.object({
   branch: z.string().nullable().optional(),
   base: z.string().nullable().optional(),
   idleAfterMs: z.number().int().min(0).nullable().optional(),
+  hibernated: z.object({ since: z.number(), screen: z.string().min(1), rssKb: z.number().nullable() }).nullable().optional(),
 });
 
 export const savedSessionSchema = z.object({

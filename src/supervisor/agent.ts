@@ -15,6 +15,7 @@ import type { HookFact } from '../integrations/events/index.js';
 import { integrationFor } from '../integrations/index.js';
 import { limitDialogShown, readLimitScreen, readLimitText } from '../detect/limits.js';
 import type { FoundPane } from './discover.js';
+import { parseHibernation, type Hibernation } from './hibernate.js';
 import type { Clock, Timer } from './clock.js';
 import type { Logger } from './log.js';
 
@@ -100,6 +101,7 @@ export class WatchedAgent {
   private stateTimer: Timer | null = null;
   private probeTimer: Timer | null = null;
   private disposed = false;
+  private _hibernation: Hibernation | null;
 
   constructor(
     p: FoundPane,
@@ -128,7 +130,8 @@ export class WatchedAgent {
     this._note = p.note || null;
     this._dead = p.dead;
     this._deadStatus = p.deadStatus;
-    this._state = p.dead ? 'exited' : 'unknown';
+    this._hibernation = parseHibernation(p.hibernated);
+    this._state = this._hibernation ? 'hibernated' : p.dead ? 'exited' : 'unknown';
     this._stateSince = now();
     this._arbiter = new Arbiter({ agent: p.agent, clock: now, idleAfterMs: this.idleAfterMs });
     this.prober = new PaneProber({ clock: now, agent: p.agent === 'unknown' ? null : p.agent });
@@ -197,6 +200,31 @@ export class WatchedAgent {
   get unknowable(): string | null {
     return this._unknowable;
   }
+  /** Hibernated (src/supervisor/hibernate.ts): what waking needs; null while it runs. */
+  get hibernation(): Hibernation | null {
+    return this._hibernation;
+  }
+
+  /**
+   * Hibernated from now on: the state says so before its program ends (so that end is no
+   * `exited`), and nothing is judged or probed until it wakes.
+   */
+  hibernate(h: Hibernation): void {
+    this._hibernation = h;
+    for (const t of [this.evalTimer, this.stateTimer, this.probeTimer]) t?.cancel();
+    this.evalTimer = this.stateTimer = this.probeTimer = null;
+    this.probeAt = null;
+    const changed = this._state !== 'hibernated';
+    this._state = 'hibernated';
+    this._stateSince = this.host.clock.now();
+    this.host.settled(this, { stateChanged: changed, change: true });
+  }
+
+  /** It wakes: the respawn that follows (respawned()) starts it as any new process. */
+  woke(): void {
+    this._hibernation = null;
+  }
+
   /** Bumped when the pane's process is replaced (respawn), so waits tied to the old one end. */
   get generation(): number {
     return this._generation;
@@ -341,7 +369,7 @@ export class WatchedAgent {
 
   /** Takes the prober's events and keeps one timer for its next probe. */
   private scheduleProbe(step: ProberStep): void {
-    if (!this.probed || this.disposed) return;
+    if (!this.probed || this.disposed || this._hibernation) return;
     for (const e of step.events) this.onProberEvent(e);
     if (step.probeAt === this.probeAt && this.probeTimer) return; // the per-output call stays cheap
     this.probeTimer?.cancel();
@@ -400,7 +428,7 @@ export class WatchedAgent {
 
   private evaluate(): void {
     const mirror = this._mirror;
-    if (this._dead || !mirror || this._seeding || this.disposed) return;
+    if (this._dead || !mirror || this._seeding || this.disposed || this._hibernation) return;
     if (!mirror.isFlushed) {
       void mirror.flushed().then(() => this.scheduleEval());
       return;
@@ -477,7 +505,8 @@ export class WatchedAgent {
 
   /** Takes the arbiter's answer: the state, and the one timer for its next deadline. */
   apply(update: ArbiterUpdate): void {
-    if (this.disposed) return;
+    // hibernated: the state stays until it wakes (what its tiny program does is not the agent)
+    if (this.disposed || this._hibernation) return;
     this.stateTimer?.cancel();
     this.stateTimer = null;
     if (update.deadline !== null) {

@@ -18,7 +18,7 @@ export interface ControlNode {
   lineage: string[];
 }
 
-export type ControlAction = 'stop' | 'send to' | 'focus' | 'restart';
+export type ControlAction = 'stop' | 'send to' | 'focus' | 'restart' | 'hibernate' | 'wake';
 
 export type ControlVerdict = { ok: true } | { ok: false; reason: string };
 

@@ -1,6 +1,7 @@
 // Finding nerdr's windows in tmux: every pane tagged @nerdr_pane, one row per session link.
 
 import { randomBytes } from 'node:crypto';
+import { HIBERNATED_OPTION } from './hibernate.js';
 
 export const HIDDEN_SESSION = '_nerdr';
 
@@ -49,6 +50,7 @@ const FIELDS = [
   '@nerdr_lineage',
   IDLE_AFTER_OPTION,
   'window_name',
+  HIBERNATED_OPTION,
   EXIT_STATUS_OPTION,
 ] as const;
 
@@ -99,6 +101,8 @@ export interface FoundPane {
   lineage: string[];
   /** The quiet rule's wait for this window (ms, 0 = off), or null for the default. */
   idleAfterMs: number | null;
+  /** The window's hibernation record (@nerdr_hibernated, JSON), or '' (src/supervisor/hibernate.ts). */
+  hibernated: string;
 }
 
 /** Parses `list-panes -a -F LIST_PANES_FORMAT` output; rows without @nerdr_pane are skipped. */
@@ -108,7 +112,7 @@ export function parsePaneList(text: string): FoundPane[] {
     // each row ends with tmux's line break; the last field (the guard's exit status) holds none
     const v = row.replace(/\n$/, '').split(FIELD);
     if (v.length !== FIELDS.length) continue;
-    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, lineage, idleAfter, name, guardStatus] = v as string[];
+    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, lineage, idleAfter, name, hibernated, guardStatus] = v as string[];
     if (!id) continue;
     let p = byPane.get(paneId!);
     if (!p) {
@@ -137,6 +141,7 @@ export function parsePaneList(text: string): FoundPane[] {
         base: base ?? '',
         lineage: (lineage ?? '').split(' ').filter(Boolean),
         idleAfterMs: parseIdleAfter(idleAfter),
+        hibernated: hibernated ?? '',
       };
       byPane.set(paneId!, p);
     }

@@ -58,37 +58,43 @@ export function newHolderArgs(env: Record<string, string>, argv: string[]): stri
  * tmux's argv that a supervisor in the holder pane runs first: keep the pane on exit, respawn it
  * when it dies (with this environment), and mark the window.
  */
-export function armArgs(pane: string, env: Record<string, string>): string[] {
+export function armArgs(pane: string, env: Record<string, string>, tmuxVersion = ''): string[] {
   const respawn = command('respawn-pane', '-t', pane, ...envArgs(env));
   return [
     'set-option', '-p', '-t', pane, 'remain-on-exit', 'on', ';',
     'set-hook', '-p', '-t', pane, 'pane-died', respawn, ';',
     // tmux 3.3a sometimes never runs pane-died for a dead pane (3 kill -9s in 12 here; 3.2a and
     // 3.7c always did), and the holder stays dead. The
-    // supervisor's control clients detach when it dies, whatever tmux knows of the pane: 0.2 s
-    // after that the pane is respawned (a revival within 2 s even then), and again a second after
-    // (a pane not yet dead at the first try, on a loaded machine). A pane that is alive again
-    // (pane-died came first) or gone (a stop on purpose) refuses the respawn, and nothing
-    // happens. run-shell expands formats once in what it runs: escapeFormat keeps a # in the
-    // environment literal. -b: a run-shell that waits holds up every command queued behind it,
-    // pane-died's too.
-    ...DETACH_HOOKS.flatMap(({ hook, delay }) => ['set-hook', '-t', `=${HIDDEN_SESSION}:`, hook, command('run-shell', '-b', '-d', delay, '-C', escapeFormat(respawn)), ';']),
+    // supervisor's control clients detach when it dies, whatever tmux knows of the pane: a second
+    // after that the pane is respawned, and on 3.3 already 0.2 s after (a revival within 2 s even
+    // then; the second try is for a pane not yet dead at the first, on a loaded machine). A pane
+    // that is alive again (pane-died came first) or gone (a stop on purpose) refuses the respawn,
+    // and nothing happens. Only where pane-died can be missed: on 3.7c a delayed command of this
+    // hook once ran into tmux's control_write crash (tmux issues 4980 and 5570: a control client
+    // without its control state), and 0.2 s falls in the middle of a supervisor restart.
+    // run-shell expands formats once in what it runs: escapeFormat keeps a # in the environment
+    // literal. -b: a run-shell that waits holds up every command queued behind it, pane-died's too.
+    ...detachHooks(tmuxVersion).flatMap(({ hook, delay }) => ['set-hook', '-t', `=${HIDDEN_SESSION}:`, hook, command('run-shell', '-b', '-d', delay, '-C', escapeFormat(respawn)), ';']),
     'set-option', '-w', '-t', pane, HOLDER_OPTION, '1',
   ];
 }
 
-/** The hidden session's hooks that respawn a dead holder after a control client left, and when (s; index 0 repaints the lights). */
-export const DETACH_HOOKS = [
-  { hook: 'client-detached[1]', delay: '0.2' },
-  { hook: 'client-detached[2]', delay: '1' },
-] as const;
+/** The hidden session's hooks that may respawn a dead holder after a control client left (index 0 repaints the lights). */
+export const DETACH_HOOKS = ['client-detached[1]', 'client-detached[2]'] as const;
+
+/** Which of them are set, and when they respawn (s): twice on tmux 3.3, which can miss pane-died; else once, a second after. */
+export function detachHooks(tmuxVersion: string): { hook: string; delay: string }[] {
+  return /^tmux 3\.3/.test(tmuxVersion)
+    ? [{ hook: DETACH_HOOKS[0], delay: '0.2' }, { hook: DETACH_HOOKS[1], delay: '1' }]
+    : [{ hook: DETACH_HOOKS[0], delay: '1' }];
+}
 
 /** tmux's argv that lets the holder pane close with its program: a stop on purpose. */
 export function disarmArgs(pane: string): string[] {
   return [
     'set-option', '-p', '-t', pane, 'remain-on-exit', 'off', ';',
     'set-hook', '-p', '-u', '-t', pane, 'pane-died',
-    ...DETACH_HOOKS.flatMap(({ hook }) => [';', 'set-hook', '-u', '-t', `=${HIDDEN_SESSION}:`, hook]),
+    ...DETACH_HOOKS.flatMap((hook) => [';', 'set-hook', '-u', '-t', `=${HIDDEN_SESSION}:`, hook]),
   ];
 }
 

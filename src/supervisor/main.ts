@@ -112,7 +112,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   const holderPane = opts.holder ? process.env.TMUX_PANE : undefined;
   if (holderPane) {
     log('info', `supervisor ${process.pid} starting in tmux's holder pane ${holderPane}`);
-    const armed = await tmux(tmuxSocket, armArgs(holderPane, holderEnvironment(process.env)));
+    const armed = await tmux(tmuxSocket, armArgs(holderPane, holderEnvironment(process.env), await checkTmuxVersion()));
     if (armed.code !== 0) log('warn', `cannot arm the holder pane ${holderPane}: ${armed.stderr.trim()}`);
     const starts = readStarts(files.starts);
     const delay = startDelay(starts, Date.now());
@@ -147,6 +147,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
     stateDir: files.dir,
     socketPath: files.socket,
     notify: loaded.config.notify,
+    lifecycle: loaded.config.lifecycle,
   });
   // [[on]] (docs/on-events.md): sees every change from the first scan on
   // a blocked event carries the inbox's prompt id (a push's button opens that row of `nerdr web`)

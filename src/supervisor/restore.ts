@@ -13,6 +13,8 @@ import type { SavedSession } from '../store/sessions.js';
 import { command, escapeFormat } from '../tmux/quote.js';
 import type { Clock } from './clock.js';
 import type { CreatedWindow, RespawnSpec, WindowSpec } from './window-spec.js';
+import { hibernatedArgv, type Hibernation } from './hibernate.js';
+import { stripControl } from './socket/sanitize.js';
 
 /** How long a resumed agent must live to count as resumed. */
 export const RESUME_GRACE_MS = 5000;
@@ -62,6 +64,8 @@ export interface WindowResult {
   requeued: number;
   /** The worktree the window is back in (null: none, or it is gone and `note` says so). */
   worktree: string | null;
+  /** Back hibernated, its kept screen shown (docs/lifecycle.md): it resumes when woken. */
+  hibernated?: boolean;
 }
 
 /** What a restored window's agent looks like to the restore: a WatchedAgent's few fields. */
@@ -94,6 +98,8 @@ export interface RestoreHost<A extends RestoreAgent = RestoreAgent> {
   requeue(a: A, message: { id: string; text: string }): string | null;
   /** Calls `fn` on every change of any window; returns the unsubscribe. */
   onChange(fn: () => void): () => void;
+  /** Marks a window made to show a hibernated agent's kept screen as hibernated (docs/lifecycle.md). */
+  hibernated(a: A, h: Hibernation): Promise<void>;
 }
 
 /** What comes from the caller (the `nerdr restore` process) and the machine. */
@@ -106,12 +112,22 @@ export interface RestoreEnv {
   /** Whether a program is installed, on the caller's PATH. */
   onPath(program: string): boolean;
   isDir(p: string): boolean;
+  /** Whether a file is there (a hibernated window's kept screen). */
+  isFile(p: string): boolean;
   warn(message: string): void;
 }
 
 export function isDir(p: string): boolean {
   try {
     return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
   } catch {
     return false;
   }
@@ -214,8 +230,11 @@ async function createOne<A extends RestoreAgent>(host: RestoreHost<A>, env: Rest
     res.resume = 'fresh';
     res.conversationId = null;
   }
+  // hibernated when it was saved: back hibernated, in its conversation, its kept screen shown
+  const sleeping = w.saved.hibernated && w.resume === 'id' && res.resume === 'id' && w.conversationId && env.isFile(w.saved.hibernated.screen) ? w.saved.hibernated : null;
   let plan: { argv: string[]; env: Record<string, string>; conversationId?: string; notes: string[] };
-  if (isAgentId(w.agent)) plan = await env.plan(w.agent, args, cwd, true);
+  if (sleeping) plan = { argv: hibernatedArgv(sleeping.screen, stripControl(w.name)), env: {}, notes: [] };
+  else if (isAgentId(w.agent)) plan = await env.plan(w.agent, args, cwd, true);
   else if (w.saved.argv.length > 0) {
     // not a known agent (a `nerdr new --cmd` window): its saved command runs again as it was
     plan = { argv: w.saved.argv, env: {}, notes: [] };
@@ -252,11 +271,19 @@ async function createOne<A extends RestoreAgent>(host: RestoreHost<A>, env: Rest
   res.conversationId = conversationId;
   res.worktree = worktree?.path ?? null;
   res.action = 'created';
+  if (sleeping && created.watched) {
+    await host.hibernated(created.watched as unknown as A, { since: sleeping.since, conversationId: w.conversationId!, screen: sleeping.screen, rssKb: sleeping.rssKb });
+    res.hibernated = true;
+    res.why = `hibernated in conversation ${w.conversationId} (nerdr wake, or a message, wakes it)`;
+  }
   return created.pane;
 }
 
+/** What a resume's check needs of the supervisor. */
+export type ResumeView<A extends RestoreAgent> = Pick<RestoreHost<A>, 'clock' | 'agent' | 'onChange' | 'screen'>;
+
 /** Resolves once the pane's agent exits, or is replaced or gone, or has lived RESUME_GRACE_MS. */
-function outcome<A extends RestoreAgent>(host: RestoreHost<A>, pane: string): Promise<'alive' | 'exited' | 'gone'> {
+function outcome<A extends RestoreAgent>(host: ResumeView<A>, pane: string): Promise<'alive' | 'exited' | 'gone'> {
   const first = host.agent(pane);
   if (!first) return Promise.resolve('gone');
   const generation = first.generation;
@@ -286,19 +313,30 @@ function lastLine(text: string): string {
   return (lines[lines.length - 1] ?? '').slice(0, 160);
 }
 
+/**
+ * Why a resume just started in this pane failed at once, or null when it did not: the agent
+ * exited within RESUME_GRACE_MS, or its screen says the conversation does not exist. Null also
+ * when the pane went or was replaced meanwhile. Waits up to RESUME_GRACE_MS.
+ */
+export async function resumeFailed<A extends RestoreAgent>(host: ResumeView<A>, agent: string, pane: string): Promise<string | null> {
+  const seen = await outcome(host, pane);
+  if (seen === 'gone') return null;
+  const a = host.agent(pane);
+  if (!a) return null;
+  const text = await host.screen(a);
+  const notFound = notFoundOnScreen(agent, text);
+  if (notFound) return `"${notFound}"`;
+  if (seen === 'exited') return `it exited at once${lastLine(text) ? `: "${lastLine(text)}"` : ''}`;
+  return null;
+}
+
 /** A resume that failed at once (exited, or "not found" on screen) becomes a new conversation in the same window. */
 async function checkResume<A extends RestoreAgent>(host: RestoreHost<A>, env: RestoreEnv, w: PlannedWindow, res: WindowResult, pane: string): Promise<void> {
-  if (!res.window || !res.installed || res.resume === 'fresh' || !isAgentId(w.agent)) return;
-  const seen = await outcome(host, pane);
-  if (seen === 'gone') return;
+  if (!res.window || !res.installed || res.resume === 'fresh' || res.hibernated || !isAgentId(w.agent)) return;
+  const why = await resumeFailed(host, w.agent, pane);
+  if (!why) return;
   const a = host.agent(pane);
   if (!a) return;
-  const text = await host.screen(a);
-  const notFound = notFoundOnScreen(w.agent, text);
-  let why: string | null = null;
-  if (notFound) why = `"${notFound}"`;
-  else if (seen === 'exited') why = `it exited at once${lastLine(text) ? `: "${lastLine(text)}"` : ''}`;
-  if (!why) return;
   const what = res.resume === 'id' ? `resume of ${w.conversationId}` : `resume of the newest conversation in ${w.cwd}`;
   const note = `${what} failed (${why}): started a new conversation`;
   const plan = await env.plan(w.agent, w.freshArgs, res.cwd, true);

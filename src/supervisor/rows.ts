@@ -16,8 +16,8 @@ export function agentRow(a: WatchedAgent, messages: Pick<Messenger, 'queue'>, co
     background: v.background,
     subagents: v.subagents,
     backgroundTasks: v.backgroundTasks,
-    conversationId: v.conversationId,
-    conversationFrom: v.conversationFrom,
+    conversationId: a.hibernation?.conversationId ?? v.conversationId,
+    conversationFrom: a.hibernation ? 'launch' : v.conversationFrom,
     seen: a.state === 'done' || a.state === 'idle' ? v.seen : null,
     name: a.name,
     agent: a.agent,
@@ -43,5 +43,6 @@ export function agentRow(a: WatchedAgent, messages: Pick<Messenger, 'queue'>, co
     branch: a.branch,
     base: a.base,
     conflict: conflicts?.mark(a.worktree) ?? null,
+    hibernated: a.hibernation ? { since: a.hibernation.since, rssKb: a.hibernation.rssKb } : null,
   };
 }

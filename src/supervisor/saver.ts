@@ -64,14 +64,15 @@ export class SessionSaver {
           cwd: a.cwd,
           args: a.args,
           argv: a.argv,
-          conversationId: v.conversationId,
-          conversationFrom: v.conversationFrom,
+          conversationId: a.hibernation?.conversationId ?? v.conversationId,
+          conversationFrom: a.hibernation ? 'launch' : v.conversationFrom,
           // one being typed in is not saved: restore must not queue it again
           queue: this.deps.messages.queue(a).messages.filter((m) => m.typingAt === null).map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt })),
           worktree: a.worktree,
           branch: a.branch,
           base: a.base,
           ...(a.probed ? { idleAfterMs: a.idleAfterMs } : {}),
+          ...(a.hibernation ? { hibernated: { since: a.hibernation.since, screen: a.hibernation.screen, rssKb: a.hibernation.rssKb } } : {}),
         });
         bySession.set(l.session, list);
       }

@@ -25,7 +25,7 @@ import { Messenger } from './messages.js';
 import { QueueStore, type Receipt } from '../store/queue.js';
 import { SessionStore } from '../store/sessions.js';
 import { SessionSaver } from './saver.js';
-import { ViewWatcher } from './views.js';
+import { SEEN_AFTER_MS, ViewWatcher } from './views.js';
 import { ConflictWatch } from './conflict-watch.js';
 import { WorktreeRegistry } from '../worktrees/registry.js';
 import { ActiveWindows, type ActiveWindow } from './active.js';
@@ -44,6 +44,14 @@ import { serverBinary } from '../tmux/server.js';
 import { loadConfig, type OnLimit } from '../config.js';
 import { agentEnv, type CreatedWindow, type RespawnSpec, type WindowSpec } from './window-spec.js';
 import { configDir, serverFiles } from '../paths.js';
+import { mkdirSync, rmSync } from 'node:fs';
+import { writeFileAtomic } from '../store/atomic.js';
+import { integrationFor, resumeArgs } from '../integrations/index.js';
+import { planLaunch } from '../integrations/plan.js';
+import { stripResumeArgs } from '../store/restore-plan.js';
+import { agentRow } from './rows.js';
+import { resumeFailed } from './restore.js';
+import { HIBERNATED_OPTION, hibernatedArgv, hibernationJson, keptScreen, listProcesses, processTree, treeRssKb, whyNotHibernate, type Hibernation, type TreeProcess } from './hibernate.js';
 import { tmuxControlServer, type ControlChannel, type ControlServer } from './channel.js';
 
 /** How far behind (s) our control client may fall before tmux drops its backlog of a pane. */
@@ -70,6 +78,23 @@ export interface SupervisorOptions {
   probe?: (panePid: number) => Promise<Identification>;
   /** `[agents] on_limit` and `limit_message`; by default config.toml's, read when a limit resets. */
   onLimit?: () => { onLimit: OnLimit; message: string };
+  /** Hibernation (docs/lifecycle.md): config.toml's [agents] hibernate_after (ms, null: off) and wake_on_focus. */
+  lifecycle?: { hibernateAfterMs: number | null; wakeOnFocus: boolean };
+  /** The machine's processes (by default from /proc) and a signal to one: what hibernation ends (tests pass fakes). */
+  processes?: () => Promise<TreeProcess[]>;
+  kill?: (pid: number, signal: NodeJS.Signals | 0) => void;
+  /** How a woken agent is launched, with nerdr's wiring (by default integrations/plan.ts planLaunch). */
+  plan?: typeof planLaunch;
+}
+
+/** A hibernating agent's tree gets this long after SIGTERM (its own clean exit) before SIGKILL. */
+export const HIBERNATE_TERM_MS = 5000;
+
+export interface WakeResult {
+  conversationId: string;
+  argv: string[];
+  /** Why the resume failed, when it did (a new conversation was started in the window). */
+  resumeFailed: string | null;
 }
 
 export interface SupervisorEvents {
@@ -165,6 +190,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       messages: this.messages,
       run: (cmd) => this.run(cmd),
       seen: (a) => a.seen(),
+      focused: opts.lifecycle?.wakeOnFocus
+        ? {
+            wanted: (a) => a.hibernation !== null,
+            shown: (a) => {
+              // hibernated while shown: only a window selected later wakes it
+              if (this.clock.now() - (a.hibernation?.since ?? 0) < 2 * SEEN_AFTER_MS) return;
+              void this.wake(a, { why: 'its window was selected' }).catch((err: Error) => this.log('warn', `${a.name}: wake on focus failed: ${err.message}`));
+            },
+          }
+        : undefined,
       stopping: () => this.stopping,
       clock: this.clock,
       log: opts.log,
@@ -214,6 +249,30 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   async start(): Promise<void> {
     await this.connect();
+    this.sweepLater();
+  }
+
+  private sweepTimer: Timer | null = null;
+
+  /** [agents] hibernate_after: how often the windows are looked over (a quarter of it, 1 s to a minute). */
+  private sweepLater(): void {
+    const after = this.opts.lifecycle?.hibernateAfterMs;
+    if (!after || this.stopping) return;
+    this.sweepTimer = this.clock.after(Math.min(60_000, Math.max(1000, Math.round(after / 4))), () => {
+      this.sweepTimer = null;
+      void this.sweep(after).finally(() => this.sweepLater());
+    });
+  }
+
+  /** Hibernates, one after the other, every window that has waited for nobody `after` ms or more. */
+  private async sweep(after: number): Promise<void> {
+    const now = this.clock.now();
+    for (const a of [...this.agents.values()]) {
+      if (this.stopping) return;
+      if ((a.state !== 'idle' && a.state !== 'done') || now - a.stateSince < after || this.whyNotHibernate(a) !== null) continue;
+      if (this.agents.get(a.paneId) !== a) continue;
+      await this.hibernate(a).catch((err: Error) => this.log('warn', `${a.name}: hibernate_after: ${err.message}`));
+    }
   }
 
   private async connect(): Promise<void> {
@@ -313,6 +372,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   private forget(a: WatchedAgent): void {
+    // a hibernated window closed: its kept screen goes with it (a restore without it resumes the agent)
+    if (a.hibernation && !this.stopping) rmSync(a.hibernation.screen, { force: true });
     a.dispose();
     this.messages.forget(a);
     this.notifier.forget(a.windowId);
@@ -619,6 +680,155 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     await this.run(command('kill-window', '-t', a.windowId));
   }
 
+  // ---- hibernation (docs/lifecycle.md, src/supervisor/hibernate.ts) ----------------------------
+
+  /** Hibernations under way (a wake waits for its pane's to end first). */
+  private readonly hibernating = new Map<string, Promise<unknown>>();
+  private readonly waking = new Map<string, Promise<WakeResult>>();
+
+  /** Why this window may not hibernate now, or null. */
+  whyNotHibernate(a: WatchedAgent): string | null {
+    if (this.hibernating.has(a.paneId)) return 'it is being hibernated already';
+    if (this.waking.has(a.paneId)) return 'it is waking';
+    const row = agentRow(a, this.messages, this.conflicts);
+    return whyNotHibernate({
+      state: a.state,
+      dead: a.dead,
+      seen: row.seen,
+      queued: row.queue,
+      conversationId: row.conversationId,
+      subagents: row.subagents,
+      backgroundTasks: row.backgroundTasks,
+      background: row.background,
+      resumable: integrationFor(a.agent)?.resume != null,
+    });
+  }
+
+  /**
+   * Stops a window's agent to wake it later in its conversation: its last screen is kept, its
+   * state is `hibernated` before its program ends (no `exited`), its whole process tree gets
+   * SIGTERM (its own clean exit) and, after HIBERNATE_TERM_MS, SIGKILL; then a tiny program
+   * shows the kept screen in the same pane. Throws RpcError not_hibernatable saying why not.
+   */
+  async hibernate(a: WatchedAgent): Promise<Hibernation> {
+    const why = this.whyNotHibernate(a);
+    if (why) {
+      throw new RpcError('not_hibernatable', `${a.name} (${a.windowId}) cannot hibernate now: ${why}`, false, '`nerdr ls` shows its state; an idle agent, or one done and seen, with a known conversation and nothing queued hibernates');
+    }
+    const conversationId = agentRow(a, this.messages, this.conflicts).conversationId!;
+    let done!: () => void;
+    this.hibernating.set(a.paneId, new Promise<void>((resolve) => (done = resolve)));
+    try {
+      const captured = await this.run(command('capture-pane', '-e', '-p', '-t', a.paneId));
+      const dir = path.join(this.opts.stateDir, 'hibernated');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const screen = path.join(dir, `${a.id}.screen`);
+      writeFileAtomic(screen, keptScreen(captured));
+      const tree = processTree(await (this.opts.processes ?? listProcesses)(), a.panePid);
+      const h: Hibernation = { since: this.clock.now(), conversationId, screen, rssKb: tree.length > 0 ? treeRssKb(tree) : null };
+      // on the window first: a supervisor that dies from here on finds it hibernated
+      await this.run(command('set-option', '-w', '-t', a.windowId, HIBERNATED_OPTION, hibernationJson(h)));
+      a.hibernate(h);
+      await this.endTree(tree.map((p) => p.pid));
+      await this.run(command('respawn-pane', '-k', '-t', a.paneId, '--', ...hibernatedArgv(screen, stripControl(a.name))));
+      this.log('info', `${a.name} (${a.windowId}) hibernated in conversation ${conversationId}; its processes held ${h.rssKb ?? '?'} kB`);
+      this.emit('change', a);
+      // a message queued while it was being stopped: it wakes for it (once this hibernation ends)
+      if (this.messages.queue(a).messages.length > 0) {
+        void this.wake(a, { why: 'a message came while it was being hibernated' }).catch((err: Error) => this.log('warn', `${a.name}: wake for a message failed: ${err.message}`));
+      }
+      return h;
+    } finally {
+      this.hibernating.delete(a.paneId);
+      done();
+    }
+  }
+
+  /** A window made to show a hibernated agent's kept screen (restore): hibernated, on the window too. */
+  async markHibernated(a: WatchedAgent, h: Hibernation): Promise<void> {
+    await this.run(command('set-option', '-w', '-t', a.windowId, HIBERNATED_OPTION, hibernationJson(h)));
+    a.hibernate(h);
+    this.emit('change', a);
+  }
+
+  /** SIGTERM to every process, SIGKILL to what is left after HIBERNATE_TERM_MS. */
+  private async endTree(pids: number[]): Promise<void> {
+    const kill = this.opts.kill ?? ((pid: number, sig: NodeJS.Signals | 0) => process.kill(pid, sig));
+    const alive = (pid: number): boolean => {
+      try {
+        kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const send = (pid: number, sig: NodeJS.Signals): void => {
+      try {
+        kill(pid, sig);
+      } catch {
+        // gone already
+      }
+    };
+    for (const pid of pids) send(pid, 'SIGTERM');
+    const deadline = this.clock.now() + HIBERNATE_TERM_MS;
+    while (pids.some(alive) && this.clock.now() < deadline) await sleep(this.clock, 50);
+    const left = pids.filter(alive);
+    if (left.length === 0) return;
+    this.log('warn', `hibernate: ${left.length} process(es) outlived SIGTERM by ${HIBERNATE_TERM_MS / 1000} s: SIGKILL (${left.join(' ')})`);
+    for (const pid of left) send(pid, 'SIGKILL');
+  }
+
+  /**
+   * Wakes a hibernated window: its agent resumes its conversation in the same pane, with nerdr's
+   * wiring, checked as `nerdr restore` checks a resume (a resume that fails at once becomes a new
+   * conversation, with a note). One wake at a time per window: a second call gets the first's.
+   */
+  wake(a: WatchedAgent, opts: { why: string; callerEnv?: Record<string, unknown> }): Promise<WakeResult> {
+    const going = this.waking.get(a.paneId);
+    if (going) return going;
+    // a message that comes while the agent is being stopped wakes it once it is stopped
+    const stopping = this.hibernating.get(a.paneId);
+    const p = (stopping ? stopping.then(() => this.startWake(a, opts)) : this.startWake(a, opts)).finally(() => this.waking.delete(a.paneId));
+    this.waking.set(a.paneId, p);
+    return p;
+  }
+
+  private startWake(a: WatchedAgent, opts: { why: string; callerEnv?: Record<string, unknown> }): Promise<WakeResult> {
+    const h = a.hibernation;
+    if (!h) return Promise.reject(new RpcError('not_hibernated', `${a.name} (${a.windowId}) is not hibernated (it is ${a.state})`, false, '`nerdr ls` shows which windows are hibernated'));
+    return this.doWake(a, h, opts);
+  }
+
+  private async doWake(a: WatchedAgent, h: Hibernation, opts: { why: string; callerEnv?: Record<string, unknown> }): Promise<WakeResult> {
+    const resume = resumeArgs(a.agent, h.conversationId);
+    if (!resume) throw new RpcError('not_hibernated', `${a.agent} cannot resume a conversation by id`, false, 'close the window (`nerdr stop`) and start a new one');
+    const callerEnv = opts.callerEnv ?? { ...process.env };
+    const fresh = stripResumeArgs(a.agent, a.args);
+    const plan = await (this.opts.plan ?? planLaunch)(a.agent, [...resume, ...fresh], a.cwd, true, (m) => this.log('warn', `wake ${a.name}: ${m}`));
+    this.log('info', `${a.name} (${a.windowId}) wakes (${opts.why}) in conversation ${h.conversationId}`);
+    a.woke();
+    await this.respawn(a, { argv: plan.argv, env: plan.env, callerEnv, conversationId: h.conversationId });
+    await this.run(command('set-option', '-w', '-u', '-t', a.windowId, HIBERNATED_OPTION)).catch(() => undefined);
+    rmSync(h.screen, { force: true });
+    this.emit('change', a);
+    const restoreView = {
+      clock: this.clock,
+      agent: (pane: string) => this.agents.get(pane),
+      onChange: (fn: () => void) => {
+        this.on('change', fn);
+        return () => void this.off('change', fn);
+      },
+      screen: async (x: WatchedAgent) => this.run(command('capture-pane', '-p', '-J', '-S', '-200', '-t', x.paneId)).catch(() => x.mirror?.renderText() ?? ''),
+    };
+    const failed = await resumeFailed(restoreView, a.agent, a.paneId);
+    if (!failed) return { conversationId: h.conversationId, argv: plan.argv, resumeFailed: null };
+    const note = `resume of ${h.conversationId} failed on waking (${failed}): started a new conversation`;
+    const again = await (this.opts.plan ?? planLaunch)(a.agent, fresh, a.cwd, true, (m) => this.log('warn', `wake ${a.name}: ${m}`));
+    await this.respawn(a, { argv: again.argv, env: again.env, callerEnv, conversationId: again.conversationId, note });
+    this.log('warn', `${a.name}: ${note}`);
+    return { conversationId: again.conversationId ?? '', argv: again.argv, resumeFailed: failed };
+  }
+
   // ---- the control channel -------------------------------------------------------------
 
   sendLine(commands: string[], done: (replies: Reply[]) => void): void {
@@ -688,6 +898,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.stopCause = cause;
     this.scanTimer?.cancel();
     this.views.dispose();
+    this.sweepTimer?.cancel();
+    this.sweepTimer = null;
     this.conflicts.dispose();
     this.saver.dispose();
     this.statusFiles.dispose();

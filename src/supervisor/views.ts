@@ -17,6 +17,8 @@ export interface ViewDeps {
   run(cmd: string): Promise<string>;
   /** The agent was seen: hands the arbiter's update to the supervisor. */
   seen(a: WatchedAgent): void;
+  /** Which windows matter when shown at all (a hibernated one, with [agents] wake_on_focus), and what then. */
+  focused?: { wanted(a: WatchedAgent): boolean; shown(a: WatchedAgent): void };
   stopping(): boolean;
   clock: Clock;
   log: Logger;
@@ -55,7 +57,8 @@ export class ViewWatcher {
       return;
     }
     const agents = [...this.deps.agents()];
-    const interested = agents.filter((a) => a.state === 'done' || this.deps.messages.queue(a).stalledAt !== null);
+    const focus = this.deps.focused;
+    const interested = agents.filter((a) => a.state === 'done' || this.deps.messages.queue(a).stalledAt !== null || focus?.wanted(a) === true);
     if (interested.length === 0) {
       this.viewedSince.clear();
       return;
@@ -83,6 +86,8 @@ export class ViewWatcher {
         this.viewedSince.delete(a);
         continue;
       }
+      // newly shown: a hibernated window wakes at once (wake_on_focus), no second needed
+      if (focus?.wanted(a) && !this.viewedSince.has(a)) focus.shown(a);
       const since = this.viewedSince.get(a) ?? now;
       this.viewedSince.set(a, since);
       const due = since + SEEN_AFTER_MS;

@@ -19,6 +19,9 @@ export interface DashActions {
   read(target: string, lines: number): Promise<string>;
   send(target: string, message: string): Promise<void>;
   stop(target: string): Promise<void>;
+  /** `nerdr hibernate` / `nerdr wake` (docs/lifecycle.md). */
+  hibernate(target: string): Promise<void>;
+  wake(target: string): Promise<void>;
   /** Switches the tmux client to the agent's window. */
   jump(row: DashRow): Promise<void>;
   /** The inbox, oldest first: this host's rows and the fleet's hosts' (with `host`). */
@@ -58,7 +61,7 @@ type Mode = 'list' | 'prompt' | 'confirm' | 'choose';
 export type View = 'inbox' | 'agents';
 
 const HELP: Record<View, string> = {
-  agents: ' ↑↓/jk select · enter go · s send · n new · x stop · Tab inbox · q quit',
+  agents: ' ↑↓/jk select · enter go · s send · n new · x stop · z hibernate/wake · Tab inbox · q quit',
   inbox: ' ↑↓ select · 1-9/a/A/d answer · B bulk · z/Z snooze · x cancel · enter go · n new · Tab agents · q quit',
 };
 
@@ -280,7 +283,7 @@ export class Dashboard {
   }
 
   private counts(): string {
-    const order: Kind[] = ['blocked', 'done', 'limited', 'working', 'background', 'stalled', 'idle', 'unknown', 'exited'];
+    const order: Kind[] = ['blocked', 'done', 'limited', 'working', 'background', 'stalled', 'idle', 'hibernated', 'unknown', 'exited'];
     const n = new Map<Kind, number>();
     for (const r of this.rows) n.set(r.kind, (n.get(r.kind) ?? 0) + 1);
     return order
@@ -374,6 +377,7 @@ export class Dashboard {
         return this.quit();
     }
     if (this.view === 'agents' && name === 'x') return this.confirmStop();
+    if (this.view === 'agents' && name === 'z') return this.sleepOrWake();
     const act = this.view === 'inbox' ? inboxAction(typed(ch, key), this.selectedPrompt()) : null;
     if (act) return this.act(act);
     this.draw();
@@ -484,6 +488,18 @@ export class Dashboard {
     this.onYes = yes;
     this.footer.setContent(question);
     this.screen.render();
+  }
+
+  /** z: hibernates the selected agent, or wakes it when it is hibernated. */
+  private sleepOrWake(): void {
+    const sel = this.selected();
+    if (!sel) return;
+    const waking = sel.state === 'hibernated';
+    this.say(`${waking ? 'waking' : 'hibernating'} ${sel.name}…`);
+    (waking ? this.actions.wake(sel.target) : this.actions.hibernate(sel.target)).then(
+      () => this.say(`${sel.name} ${waking ? 'woke' : 'hibernated'}`),
+      (err: Error) => this.say(`${waking ? 'not woken' : 'not hibernated'}: ${err.message}`),
+    );
   }
 
   private confirmStop(): void {

@@ -1,7 +1,7 @@
 // The dashboard's table: one row per agent, as plain data (tested without a screen).
 
 import os from 'node:os';
-import { age } from '../looks.js';
+import { age, LIGHT_KINDS } from '../looks.js';
 import type { AgentRow } from '../protocol/index.js';
 import type { Kind } from '../looks.js';
 import { visible } from '../text.js';
@@ -37,8 +37,7 @@ export function lightKind(a: AgentInfo): Kind {
   if (a.exitStatus !== null && a.exitStatus !== undefined) return 'exited';
   if (a.queueStalled) return 'stalled';
   if (a.state === 'working' && a.background) return 'background';
-  const known: string[] = ['working', 'blocked', 'done', 'idle', 'unknown', 'limited', 'exited'];
-  return (known.includes(a.state) ? a.state : 'unknown') as Kind;
+  return ((LIGHT_KINDS as readonly string[]).includes(a.state) ? a.state : 'unknown') as Kind;
 }
 
 export function queueText(a: AgentInfo): string {

@@ -81,9 +81,9 @@ interface SocketActions extends DashActions {
 }
 
 function socketActions(opts: RunDashOptions, client: Client | null): SocketActions {
-  const ask = async <T>(method: string, params: unknown): Promise<T> => {
+  const ask = async <T>(method: string, params: unknown, timeoutMs = 5000): Promise<T> => {
     try {
-      return (await request(opts.socketFile, method, params, { timeoutMs: 5000 })) as T;
+      return (await request(opts.socketFile, method, params, { timeoutMs })) as T;
     } catch (err) {
       if (err instanceof SocketRequestError) throw new NerdrError(err.message, err.fix, { code: err.code === 'timeout' ? 'no_answer' : err.code });
       throw err;
@@ -162,6 +162,17 @@ function socketActions(opts: RunDashOptions, client: Client | null): SocketActio
       const far = remote(target);
       if (far) return void (await overSsh(far.host, ['stop', far.window]));
       await ask('nerdr.stop-agent', { target, caller: opts.caller });
+    },
+    hibernate: async (target) => {
+      const far = remote(target);
+      if (far) return void (await overSsh(far.host, ['hibernate', far.window]));
+      // up to 5 s for the agent's own exit, 5 s for a wake's resume check
+      await ask('nerdr.hibernate', { target, caller: opts.caller }, 30_000);
+    },
+    wake: async (target) => {
+      const far = remote(target);
+      if (far) return void (await overSsh(far.host, ['wake', far.window]));
+      await ask('nerdr.wake', { target, callerEnv: process.env, caller: opts.caller }, 30_000);
     },
     jump: async (row: DashRow) => {
       if (!client) throw new NerdrError('no tmux client to switch: run the dashboard inside tmux', "tmux display-popup -E -w 80% -h 80% 'nerdr dash'");

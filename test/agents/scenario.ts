@@ -28,6 +28,26 @@ export interface ScenarioOptions {
 const STARTUP_MS = 150_000;
 const TURN_MS = 45_000;
 
+/** The resident memory (kB) of a process and its descendants, from /proc. */
+async function treeKb(root: string | number): Promise<number> {
+  const { readdirSync, readFileSync: read } = await import('node:fs');
+  const stats = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).flatMap((n) => {
+    try {
+      const s = read(`/proc/${n}/stat`, 'utf8');
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      return [{ pid: Number(n), ppid: Number(f[1]), rssKb: (Number(f[21]) || 0) * 4 }];
+    } catch {
+      return [];
+    }
+  });
+  const seen = new Set([Number(root)]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of stats) if (!seen.has(p.pid) && seen.has(p.ppid)) (seen.add(p.pid), (grew = true));
+  }
+  return stats.filter((p) => seen.has(p.pid)).reduce((n, p) => n + p.rssKb, 0);
+}
+
 export function conformance(profile: AgentProfile, options: ScenarioOptions): void {
   const install = inject('agentInstall')[profile.agent];
   const problem = inject('nerdrProblem');
@@ -333,6 +353,43 @@ export function conformance(profile: AgentProfile, options: ScenarioOptions): vo
       const resumed = options.ownConversationId(server.requests.filter((x) => x.at >= t), agent);
       if (resumed !== own) throw new Error(`the restored agent talks in conversation ${resumed}, not ${own}: it was not resumed`);
       await agent.expectState('restored-done', ['done'], TURN_MS);
+    });
+
+    // issue 28: hibernate frees the agent's memory; wake brings it back in the same conversation
+    phase('hibernate and wake keep the conversation', async (_ctx, pending) => {
+      if (!hasCommand('hibernate')) pending('`nerdr hibernate` does not exist yet');
+      await settle();
+      // done and not seen does not hibernate: the window is looked at as a person would
+      await agent.attach();
+      try {
+        await agent.tmux('select-window', '-t', `work:${agent.window}`);
+        await agent.expectState('seen before hibernating', ['idle'], 8000);
+      } finally {
+        await agent.detach();
+      }
+      const own = options.ownConversationId(server.requests, agent);
+      const h = await agent.nerdr('hibernate', agent.pane, '--json');
+      if (h.code !== 0) throw new Error(`nerdr hibernate failed (${h.code}): ${h.stderr || h.stdout}`);
+      const hib = JSON.parse(h.stdout) as { conversationId: string; rssKb: number | null };
+      const asleep = await agent.expectState('hibernated', ['hibernated'], 10_000);
+      const tinyKb = await treeKb(Number((await agent.tmux('display', '-p', '-t', agent.pane, '#{pane_pid}')).stdout.trim()));
+      // the time to an idle prompt, while `nerdr wake` goes on checking the resume for 5 s
+      const t0 = Date.now();
+      const waking = agent.nerdr('wake', agent.pane, '--json');
+      await agent.expectState('woken-idle', ['idle', 'done'], STARTUP_MS);
+      const wakeMs = Date.now() - t0;
+      const w = await waking;
+      if (w.code !== 0) throw new Error(`nerdr wake failed (${w.code}): ${w.stderr || w.stdout}`);
+      notes.push(`hibernate: the agent's process tree held ${Math.round((hib.rssKb ?? 0) / 1024)} MB; the hibernated window's ${Math.round(tinyKb / 1024)} MB (sh + sleep); woken to an idle prompt in ${(wakeMs / 1000).toFixed(1)} s (nerdr wake returned after its 5 s resume check: ${((Date.now() - t0) / 1000).toFixed(1)} s); conversation ${asleep.conversationId}`);
+      const t = Date.now();
+      await agent.prompt('Hello again after waking', profile.readyText);
+      const next = await until(async () => server.requests.find((x) => x.at >= t && x.script === 'text'), TURN_MS, 200);
+      if (!next) throw new Error('the woken agent sent no request for the new prompt');
+      const resumed = options.ownConversationId(server.requests.filter((x) => x.at >= t), agent);
+      if (resumed !== own) throw new Error(`the woken agent talks in conversation ${resumed}, not ${own}: it was not resumed`);
+      // the earlier turns went with the request: the conversation is intact
+      if (!JSON.stringify(next.body).includes('Hello again after restore')) throw new Error('the woken agent sent the model none of the earlier turns');
+      await agent.expectState('woken-done', ['done'], TURN_MS);
     });
   });
 }

@@ -88,7 +88,7 @@ describe.skipIf(!tmuxAvailable)('usage limits: live', () => {
     expect(r['limit']).toMatchObject({ resetAt, words: expect.stringMatching(/^You[’']ve hit your usage limit\./) });
 
     const ls = await env.nerdr('ls');
-    expect(ls.stdout).toMatch(/lim\s+codex\s+limited \(resets \d\d:\d\d \(in \d+s\)\)/);
+    expect(ls.stdout).toMatch(/lim\s+codex\s+limited \(resets \d\d:\d\d \(in \d+[sm]\)\)/);
     const explain = await env.nerdr('explain', 'lim');
     expect(explain.stdout).toMatch(/lim \(codex, @\d+ %\d+\): limited/);
     expect(explain.stdout).toMatch(/usage limit: "You[’']ve hit your usage limit\./);

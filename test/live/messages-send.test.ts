@@ -121,7 +121,8 @@ describe.skipIf(!tmuxAvailable)('messages, live: nerdr send: typed and submitted
         return r.queueStalled ? r : null;
       }, { timeoutMs: 20_000, what: 'the queue stalled' });
       expect(stalled.queue).toBe(2);
-      expect((await s.env.tmuxOk('show-options', '-wv', '-t', win, '@nerdr_light')).trim()).toContain('✉2⏸');
+      // the light is written with the next batch of options, a moment after the row changes
+      await waitFor(async () => (await s.env.tmuxOk('show-options', '-wv', '-t', win, '@nerdr_light')).includes('✉2⏸'), { what: 'the light to show ✉2⏸' });
       expect(arrived()).toEqual([msgs[0]]);
       // nobody visits: nothing more goes in (well past a delivery)
       await waitFor(() => arrived().length > 1, { timeoutMs: 3000 }).catch(() => undefined);

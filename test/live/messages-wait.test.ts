@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { connect } from 'node:net';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NERDR_BIN, REPO_ROOT, run, tmuxAtLeast, tmuxAvailable, waitFor, type RunResult, processEnv } from './helpers/env.js';
+import { NERDR_BIN, REPO_ROOT, run, tmuxAtLeast, tmuxAvailable, waitFor, type RunResult } from './helpers/env.js';
 import { messagesSuite } from './helpers/messages-suite.js';
 
 const FAKE = path.join(REPO_ROOT, 'test', 'live', 'helpers', 'fake-agent.js');

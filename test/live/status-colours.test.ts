@@ -21,7 +21,7 @@ import { LIGHT_PREFIX, SUMMARY_PREFIX } from '../../src/tmux/status.js';
 import { REPO_ROOT, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 import { cellText, contrast, seen, startOuterClient, tmuxColourHex, type Cell, type OuterClient } from './helpers/status-line.js';
 
-const SHORT: Record<Kind, string> = { working: 'wo', background: 'ba', blocked: 'bl', done: 'do', idle: 'id', unknown: 'un', limited: 'li', exited: 'ex', stalled: 'st' };
+const SHORT: Record<Kind, string> = { working: 'wo', background: 'ba', blocked: 'bl', done: 'do', idle: 'id', unknown: 'un', limited: 'li', exited: 'ex', stalled: 'st', hibernated: 'hi' };
 const GLYPHS = new Set(Object.values(DEFAULT_LOOKS).map((l) => l.glyph));
 const SUMMARY_GLYPHS: Record<string, Kind> = { '✋': 'blocked', '✓': 'done', '⏳': 'working', '○': 'idle' };
 /** Below this (WCAG ratio, xterm's palette) a glyph is a smudge, not a light. */
@@ -194,7 +194,7 @@ describe.skipIf(!tmuxAvailable)('the lights on the rendered status line', () => 
 
   for (const theme of THEMES) {
     it(`${theme.name}: every light and the summary read, with and without the bell flag; the theme's colours stay`, { timeout: 90_000 }, async () => {
-      const env = await startLiveEnv({ cols: 320, rows: 12 });
+      const env = await startLiveEnv({ cols: 400, rows: 12 });
       cleanups.push(() => env.cleanup());
       const dir = mkdtempSync(path.join(os.tmpdir(), 'nerdr-theme-'));
       cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
@@ -257,7 +257,7 @@ describe.skipIf(!tmuxAvailable)('the lights on the rendered status line', () => 
         expect(await option(env, 'status-right')).toBe(SUMMARY_PREFIX + themed.right);
       }
 
-      const outer: OuterClient = await startOuterClient(env, { cols: 320, rows: 12 });
+      const outer: OuterClient = await startOuterClient(env, { cols: 400, rows: 12 });
       cleanups.push(() => outer.stop());
       const names = [...LIGHT_KINDS.flatMap((k) => [`l-${SHORT[k]}`, `b-${SHORT[k]}`]), 'l-none', 'b-none', 'asker', 'finisher', 'cur'];
       let previous = '';

@@ -19,7 +19,8 @@ import type { Logger } from '../log.js';
 import type { Messenger } from '../messages.js';
 import type { RestoreHost } from '../restore.js';
 import { agentRow } from '../rows.js';
-import type { Supervisor } from '../supervisor.js';
+import type { Supervisor, WakeResult } from '../supervisor.js';
+import type { Hibernation } from '../hibernate.js';
 import type { CreatedWindow, RespawnSpec, WindowSpec } from '../window-spec.js';
 
 export interface SupervisorInfo {
@@ -56,6 +57,9 @@ export interface MethodHost {
   createWindow(spec: WindowSpec): Promise<CreatedWindow>;
   respawn(a: WatchedAgent, spec: RespawnSpec): Promise<void>;
   closeWindow(a: WatchedAgent): Promise<void>;
+  /** docs/lifecycle.md: src/supervisor/supervisor.ts hibernate / wake. */
+  hibernate(a: WatchedAgent): Promise<Hibernation>;
+  wake(a: WatchedAgent, opts: { why: string; callerEnv?: Record<string, unknown> | undefined }): Promise<WakeResult>;
   stop(): Promise<void>;
   /** What `nerdr.restore` works on (src/supervisor/restore.ts). */
   readonly restore: RestoreHost<WatchedAgent>;
@@ -121,6 +125,8 @@ export function supervisorHost(sup: Supervisor, opts: HostOptions): MethodHost {
     createWindow: (spec) => sup.createWindow(spec),
     respawn: (a, spec) => sup.respawn(a, spec),
     closeWindow: (a) => sup.closeWindow(a),
+    hibernate: (a) => sup.hibernate(a),
+    wake: (a, o) => sup.wake(a, o),
     stop: () => sup.stop(),
     restore: restoreHost(sup),
   };
@@ -172,6 +178,7 @@ function restoreHost(sup: Supervisor): RestoreHost<WatchedAgent> {
     createWindow: (spec) => sup.createWindow(spec),
     respawn: (a, spec) => sup.respawn(a, spec),
     requeue: (a, m) => sup.messages.requeue(a, m),
+    hibernated: (a, h) => sup.markHibernated(a, h),
     onChange: (fn) => {
       sup.on('change', fn);
       return () => void sup.off('change', fn);

@@ -11,6 +11,7 @@ import { inbox } from './inbox.js';
 import { snooze } from './snooze.js';
 import { events } from './events.js';
 import { info } from './info.js';
+import { hibernate, wake } from './hibernate.js';
 import { ls } from './ls.js';
 import { may } from './may.js';
 import { newWindow } from './new.js';
@@ -28,7 +29,7 @@ import { wait } from './wait.js';
 
 export const SUPERVISOR_METHODS: readonly Method<MethodHost>[] = [
   ls, explain, subscribe, events, send, retry, receipt, wait, respawn, stopAgent, status, read, info, may, stop, restore, newWindow,
-  inbox, answer, snooze, cancel, edit,
+  inbox, answer, snooze, cancel, edit, hibernate, wake,
 ];
 
 export { fleet } from './fleet.js';

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { onPath, planLaunch } from '../../integrations/plan.js';
 import { planRestore } from '../../store/restore-plan.js';
-import { dryRunResults, isDir, liveState, restoreSessions, type RestoreEnv } from '../restore.js';
+import { dryRunResults, isDir, isFile, liveState, restoreSessions, type RestoreEnv } from '../restore.js';
 import type { MethodHost } from './host.js';
 import { method } from './method.js';
 import { callerOf, checkWhole } from './target.js';
@@ -22,6 +22,7 @@ export const restore = method('nerdr.restore', async (host: Pick<MethodHost, 're
     plan: (agent, args, cwd, hooks) => planLaunch(agent, args, cwd, hooks, (m) => env.warn(m)),
     onPath: (program) => onPath(program, callerEnv.PATH ?? process.env.PATH ?? ''),
     isDir,
+    isFile,
     warn: (m) => {
       host.log('warn', `restore: ${m}`);
       for (const w of warnings) w(m);

@@ -10,16 +10,19 @@ import type { MethodHost } from './host.js';
 import { method } from './method.js';
 import { callerOf, checkControl, findTarget } from './target.js';
 
-export const send = method('nerdr.send', (host: Pick<MethodHost, 'windows' | 'bySecret' | 'control' | 'messages'>, p) => {
+export const send = method('nerdr.send', (host: Pick<MethodHost, 'windows' | 'bySecret' | 'control' | 'messages' | 'wake' | 'log'>, p) => {
   const a = findTarget(host, p.target);
   checkControl(host, callerOf(host, p.caller), a, 'send to');
   if (Buffer.byteLength(p.message) > MAX_MESSAGE_BYTES) throw new RpcError('too_large', `a message may hold at most ${MAX_MESSAGE_BYTES} bytes`);
   if (a.unknowable !== null && !a.dead) throw unknowableError(a, a.unknowable);
   const r = host.messages.enqueue(a, p.message);
+  // a hibernated agent wakes for it; the message is typed once it waits for input again
+  const waking = a.hibernation !== null;
+  if (waking) void host.wake(a, { why: 'a message was sent to it' }).catch((err: Error) => host.log('warn', `${a.name}: wake for a message failed: ${err.message}`));
   const q = a.arbiter.view().quiet;
   // a program the quiet rule reads: what "idle" means for it
   const waitsFor = q ? { waitsFor: `its output is quiet for ${q.idleAfterMs / 1000} s with the cursor on an input line` } : {};
-  return { target: a.windowId, ...r, state: a.state, exited: a.dead, ...waitsFor };
+  return { target: a.windowId, ...r, state: a.state, exited: a.dead, ...(waking ? { waking: true } : {}), ...waitsFor };
 });
 
 /**

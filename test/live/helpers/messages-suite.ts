@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { startLiveEnv, tmuxAtLeast, waitFor, type AgentRowLike, type LiveEnv, processEnv } from './env.js';
+import { paneEnv, startLiveEnv, tmuxAtLeast, waitFor, type AgentRowLike, type LiveEnv } from './env.js';
 import { Recorder } from './recorder.js';
 
 export interface MessagesSuite {
@@ -65,8 +65,8 @@ export function messagesSuite(): MessagesSuite {
   s.demo = async function demo(name: string, ...flags: string[]): Promise<string> {
     const win = await s.newWindow('demo', '--name', name, '--', '--auto', '0', '--work', '1', ...flags);
     if (rec.rows.size === 0) {
-      const pid = (await s.env.tmuxOk('display', '-p', '-t', win, '#{pane_pid}')).trim();
-      await rec.start(processEnv(pid).NERDR_SOCKET!);
+      // read once the pane's program runs: a forked tmux not yet exec'd has no NERDR_SOCKET (CI saw it)
+      await rec.start((await paneEnv(s.env, win)).NERDR_SOCKET!);
     }
     await waitFor(async () => ['idle', 'done'].includes((await s.row(win)).state), { timeoutMs: 20_000, what: `${name} idle` });
     return win;

@@ -22,11 +22,24 @@ describe.skipIf(!onLinux)('pidAlive and zombies', () => {
     for (const c of cleanup.splice(0)) c();
   });
 
-  /** A child of a process that never reaps it: `sleep 0` exits and stays a zombie while `sleep 30` runs. */
+  /**
+   * A child of a process that never reaps it. The child waits on a pipe of ours until the shell
+   * has become `sleep 30`, then exits and stays a zombie. (A child that exited on its own could
+   * end before the exec, and the shell reaped it: CI on a loaded machine saw no zombie come.)
+   */
   async function zombie(): Promise<number> {
-    const parent = spawn('/bin/sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const parent = spawn('/bin/sh', ['-c', '(read x <&3) & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore', 'pipe'] });
     cleanup.push(() => parent.kill('SIGKILL'));
     const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+    const comm = (p: number): string => {
+      try {
+        return readFileSync(`/proc/${p}/comm`, 'utf8').trim();
+      } catch {
+        return '';
+      }
+    };
+    await until(() => comm(parent.pid!) === 'sleep', 'the shell to become sleep 30');
+    (parent.stdio[3] as NodeJS.WritableStream).end();
     await until(() => {
       try {
         return / Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1').slice(readFileSync(`/proc/${pid}/stat`, 'latin1').lastIndexOf(')')));

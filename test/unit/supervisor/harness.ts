@@ -13,7 +13,7 @@ import type { Reply } from '../../../src/tmux/client.js';
 import { paneListRow } from '../../../src/supervisor/discover.js';
 import { SNAPSHOT_DISPLAY_FORMAT } from '../../../src/mirror/seed.js';
 import { ManifestRegistry } from '../../../src/detect/index.js';
-import { Supervisor } from '../../../src/supervisor/supervisor.js';
+import { Supervisor, type SupervisorOptions } from '../../../src/supervisor/supervisor.js';
 import type { Identification } from '../../../src/detect/identify.js';
 
 /** The arbiter tests' clock, with timers: `advance` fires every timer due on the way, in order. */
@@ -320,7 +320,7 @@ function rowOf(p: FakePane, session: string, index: number): string {
   return paneListRow([
     p.paneId, p.windowId, session, p.id, p.dead ? '1' : '0', p.deadStatus, String(p.width), String(p.height), p.agent, p.secretHash, p.cwd,
     JSON.stringify(p.argv), String(index), session === '_nerdr' ? '$0' : '$1', String(p.pid), p.options.get('@nerdr_facts') ?? '',
-    JSON.stringify(p.args), p.options.get('@nerdr_note') ?? '', '', '', '', p.options.get('@nerdr_lineage') ?? '', p.options.get('@nerdr_idle_after') ?? '', p.name, p.options.get('@nerdr_exit_status') ?? '',
+    JSON.stringify(p.args), p.options.get('@nerdr_note') ?? '', '', '', '', p.options.get('@nerdr_lineage') ?? '', p.options.get('@nerdr_idle_after') ?? '', p.name, p.options.get('@nerdr_hibernated') ?? '', p.options.get('@nerdr_exit_status') ?? '',
   ]);
 }
 
@@ -387,6 +387,11 @@ export interface RigOptions {
   stateDir?: string;
   /** `[agents] on_limit` and `limit_message` (default: wait, as config.toml's default). */
   onLimit?: () => { onLimit: 'wait' | 'resume'; message: string };
+  /** Hibernation's view of the machine's processes, and its signals (src/supervisor/hibernate.ts). */
+  processes?: SupervisorOptions['processes'];
+  kill?: SupervisorOptions['kill'];
+  lifecycle?: SupervisorOptions['lifecycle'];
+  plan?: SupervisorOptions['plan'];
 }
 
 /** A supervisor on a fake tmux with the given panes; started (connected, first scan done). */
@@ -408,6 +413,12 @@ export async function startRig(setup: (tmux: FakeTmux) => void = () => undefined
     control: server,
     probe: opts.probe ?? (async () => ({ agent: null }) as never),
     onLimit: opts.onLimit ?? (() => ({ onLimit: 'wait', message: 'continue' })),
+    processes: opts.processes ?? (async () => []),
+    kill: opts.kill ?? (() => {
+      throw Object.assign(new Error('no such process'), { code: 'ESRCH' });
+    }),
+    lifecycle: opts.lifecycle,
+    plan: opts.plan ?? (async (agent, args) => ({ argv: [agent, ...args], env: { WIRED: '1' }, notes: [] }) as never),
   });
   await sup.start();
   await settle();

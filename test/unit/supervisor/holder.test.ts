@@ -34,7 +34,7 @@ describe('the holder pane', () => {
   });
 
   it('arms its own pane: kept on exit, respawned with the same environment; disarming lets it close', () => {
-    const args = armArgs('%7', { A: "it's; #{x}" });
+    const args = armArgs('%7', { A: "it's; #{x}" }, 'tmux 3.3a');
     expect(args.slice(0, 6)).toEqual(['set-option', '-p', '-t', '%7', 'remain-on-exit', 'on']);
     const hook = args[args.indexOf('pane-died') + 1]!;
     expect(hook.startsWith("respawn-pane '-t' '%7' '-e' ")).toBe(true);
@@ -51,6 +51,12 @@ describe('the holder pane', () => {
       'set-hook', '-u', '-t', '=_nerdr:', 'client-detached[1]', ';',
       'set-hook', '-u', '-t', '=_nerdr:', 'client-detached[2]',
     ]);
+    // where pane-died is never missed: one fallback, a second after
+    for (const v of ['tmux 3.2a', 'tmux 3.7c', 'tmux next-3.8']) {
+      const other = armArgs('%7', {}, v);
+      expect(other[other.indexOf('client-detached[1]') + 1]!.startsWith("run-shell '-b' '-d' '1' '-C' ")).toBe(true);
+      expect(other).not.toContain('client-detached[2]');
+    }
   });
 
   it('finds the holder among the hidden session panes', () => {

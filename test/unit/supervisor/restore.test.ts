@@ -6,6 +6,7 @@ import { MISSING_SCRIPT, RESUME_GRACE_MS, restoreSessions, type RestoreAgent, ty
 import type { SavedSession, SavedWindow } from '../../../src/store/sessions.js';
 import type { RespawnSpec, WindowSpec } from '../../../src/supervisor/window-spec.js';
 import { FakeTime, words } from './harness.js';
+import type { Hibernation } from '../../../src/supervisor/hibernate.js';
 
 const ID = '11111111-2222-4333-8444-555555555555';
 
@@ -24,6 +25,7 @@ interface FakeAgent extends RestoreAgent {
   spec: WindowSpec;
   respawned: RespawnSpec[];
   queued: string[];
+  hibernated?: Hibernation;
 }
 
 /** A host whose windows behave as `behave` says once created (exit at once, a screen). */
@@ -56,7 +58,7 @@ function fakeHost(sessions: string[], behave: (spec: WindowSpec, a: FakeAgent) =
         behave(spec, a);
         for (const l of listeners) l();
       });
-      return { window: `@${id}`, pane: a.paneId, id: `a${id}`, agent: spec.agent, watched: null };
+      return { window: `@${id}`, pane: a.paneId, id: `a${id}`, agent: spec.agent, watched: a as never };
     },
     async respawn(a, spec) {
       a.respawned.push(spec);
@@ -73,6 +75,9 @@ function fakeHost(sessions: string[], behave: (spec: WindowSpec, a: FakeAgent) =
       listeners.add(fn);
       return () => void listeners.delete(fn);
     },
+    async hibernated(a, h) {
+      a.hibernated = h;
+    },
   };
   const warnings: string[] = [];
   const env: RestoreEnv = {
@@ -81,6 +86,7 @@ function fakeHost(sessions: string[], behave: (spec: WindowSpec, a: FakeAgent) =
     plan: async (agent, args) => ({ argv: [agent, ...args], env: { HOOKS: '1' }, notes: [], wiring: 'flags' as never, files: [] }),
     onPath: (program) => program !== 'gemini',
     isDir: (p) => p !== '/gone',
+    isFile: (p) => p.endsWith('.screen'),
     warn: (m) => void warnings.push(m),
   };
   return { host, env, time, agents, commands, fail, warnings };
@@ -132,6 +138,28 @@ describe('restoreSessions', () => {
     expect(h.agents.get('%3')!.respawned).toHaveLength(0);
     // nothing was made: the session is there
     expect(h.commands.some((c) => c.startsWith('new-session'))).toBe(false);
+  });
+
+  it('a window saved hibernated comes back hibernated: its kept screen shown, no agent started, no resume checked; without its screen it resumes', async () => {
+    const h = fakeHost(['work'], (_spec, a) => {
+      a.dead = true; // what an agent started by mistake would look like at once
+    });
+    const asleep = { since: 5, screen: '/state/hibernated/a1.screen', rssKb: 700 };
+    const saved = [
+      win({ name: 'zz', index: 1, conversationId: ID, conversationFrom: 'hook', args: ['--model', 'm'], hibernated: asleep }),
+      win({ name: 'lost', index: 2, conversationId: ID.replace(/1/g, '7'), conversationFrom: 'hook', hibernated: { ...asleep, screen: '/state/hibernated/gone' } }),
+    ];
+    const { out } = await run(h, [sess(saved)]);
+    const [zz, lost] = out.windows;
+    expect(zz).toMatchObject({ action: 'created', hibernated: true, conversationId: ID, resumeFailed: null });
+    const a1 = h.agents.get('%1')!;
+    expect(a1.spec.argv.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+    expect(a1.spec.argv.slice(-2)).toEqual([asleep.screen, 'zz']);
+    expect(a1.hibernated).toEqual({ since: 5, conversationId: ID, screen: asleep.screen, rssKb: 700 });
+    expect(a1.respawned).toEqual([]);
+    // its screen file gone: resumed as any saved window (here it exits at once: a new conversation)
+    expect(lost).toMatchObject({ action: 'created', resume: 'fresh' });
+    expect(lost!.hibernated).toBeUndefined();
   });
 
   it('a missing agent waits in its window; a gone folder starts fresh at home; saved messages are queued again; one failure stops nothing', async () => {

@@ -41,12 +41,13 @@ interface Calls {
   read: string[];
   send: [string, string][];
   stop: string[];
+  sleep: string[];
   jump: string[];
   made: NewAgentSpec[];
 }
 
 function fakeActions(screens: Record<string, string> = {}): { actions: DashActions; calls: Calls } {
-  const calls: Calls = { read: [], send: [], stop: [], jump: [], made: [] };
+  const calls: Calls = { read: [], send: [], stop: [], sleep: [], jump: [], made: [] };
   return {
     calls,
     actions: {
@@ -56,6 +57,8 @@ function fakeActions(screens: Record<string, string> = {}): { actions: DashActio
       },
       send: async (t, m) => void calls.send.push([t, m]),
       stop: async (t) => void calls.stop.push(t),
+      hibernate: async (t) => void calls.sleep.push(`hibernate ${t}`),
+      wake: async (t) => void calls.sleep.push(`wake ${t}`),
       jump: async (r) => void calls.jump.push(r.target),
       inbox: async () => [],
       answer: async () => undefined,
@@ -149,7 +152,7 @@ describe('dashboard screen', () => {
     expect(row('writer')).toMatch(/● writer\s+codex\s+working\s+5s\s+-\s+-\s+~\/src\/app/);
     expect(row('fixer')).toMatch(/● fixer\s+claude\s+blocked\s+1m\s+2\s+-\s+~\/src\/app/);
     expect(row('tester')).toMatch(/● tester\s+opencode\s+done\s+5s\s+-\s+-\s+\/srv\/t/);
-    expect(text.join('\n')).toContain('enter go · s send · n new · x stop · Tab inbox · q quit');
+    expect(text.join('\n')).toContain('enter go · s send · n new · x stop · z hibernate/wake · Tab inbox · q quit');
   });
 
   it('a 40x12 popup still shows every row, the preview below', async () => {
@@ -258,6 +261,20 @@ describe('dashboard screen', () => {
     await settle();
     expect(d.calls.stop).toEqual(['@1']);
     expect(d.text().join('\n')).toContain('writer stopped');
+  });
+
+  it('z hibernates the selected agent, and wakes a hibernated one', async () => {
+    const d = open();
+    d.dash.update(AGENTS);
+    d.key('z', 'z');
+    await settle();
+    expect(d.calls.sleep).toEqual(['hibernate @1']);
+    expect(d.text().join('\n')).toContain('writer hibernated');
+    d.dash.update(AGENTS.map((a) => (a.window === '@1' ? { ...a, state: 'hibernated' } : a)));
+    d.key('z', 'z');
+    await settle();
+    expect(d.calls.sleep).toEqual(['hibernate @1', 'wake @1']);
+    expect(d.text().join('\n')).toContain('writer woke');
   });
 
   it('quits on q and on Esc', async () => {

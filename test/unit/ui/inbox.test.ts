@@ -154,6 +154,8 @@ function open(rows: () => InboxRow[], answer?: (r: InboxRow, c: AnswerChoice) =>
     read: async (t) => `screen of ${t}\n`,
     send: async () => undefined,
     stop: async (t) => void calls.stop.push(t),
+    hibernate: async () => undefined,
+    wake: async () => undefined,
     jump: async (r) => void calls.jump.push(r.target),
     inbox: async () => {
       calls.inbox++;
@@ -289,7 +291,7 @@ describe('the dashboard opens on the inbox', () => {
     await settle();
     d.key('tab');
     await settle();
-    expect(d.text()).toContain('enter go · s send · n new · x stop · Tab inbox');
+    expect(d.text()).toContain('enter go · s send · n new · x stop · z hibernate/wake · Tab inbox');
     expect(d.text()).toContain('screen of @1');
     d.key('x', 'x');
     d.key('y', 'y');
