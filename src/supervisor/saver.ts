@@ -1,5 +1,6 @@
 // Saved sessions for `nerdr restore`: every user session's agent windows, written a second after a
-// change (coalesced), through the store that keeps snapshots (src/store/sessions.ts).
+// change (coalesced) when what is saved of them changed, through the store that keeps snapshots
+// (src/store/sessions.ts).
 
 import type { Reply } from '../tmux/client.js';
 import { command } from '../tmux/quote.js';
@@ -27,6 +28,12 @@ export class SessionSaver {
   private timer: Timer | null = null;
   /** Sessions saved by this supervisor: one that loses its last agent is saved empty. */
   private readonly saved = new Set<string>();
+  /**
+   * The windows each session was last written with: a change of a window's state (most changes)
+   * alters nothing saved, and writing the same windows again cost a file lock, a read, two
+   * validations and two fsyncs per second with a hundred busy windows (docs/performance.md).
+   */
+  private readonly written = new Map<string, string>();
 
   constructor(
     private readonly store: SessionStore,
@@ -87,9 +94,12 @@ export class SessionSaver {
     for (const [session, windows] of bySession) {
       try {
         windows.sort((x, y) => x.index - y.index);
+        const content = JSON.stringify(windows);
+        if (this.written.get(session) === content) continue;
         const first = !this.saved.has(session);
         this.store.save({ version: 1, server: this.deps.tmuxSocket, session, savedAt, windows }, { snapshot: first ? 'always' : 'when-due' });
         this.saved.add(session);
+        this.written.set(session, content);
       } catch (err) {
         this.deps.log('error', `cannot save session ${session}: ${(err as Error).message}`);
       }
