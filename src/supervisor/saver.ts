@@ -34,11 +34,22 @@ export class SessionSaver {
    * validations and two fsyncs per second with a hundred busy windows (docs/performance.md).
    */
   private readonly written = new Map<string, string>();
+  /** What the last save took of each window: a change that alters none of it schedules nothing. */
+  private records = new Map<WatchedAgent, string>();
 
   constructor(
     private readonly store: SessionStore,
     private readonly deps: SaverDeps,
   ) {}
+
+  /**
+   * A window changed (`present`: it is still watched): saved a second later if what is saved of
+   * it changed. A state change alone saves nothing, and costs no walk over every window.
+   */
+  changed(a: WatchedAgent, present: boolean): void {
+    if (present && this.records.get(a) === JSON.stringify(this.windowsOf(a))) return;
+    this.schedule();
+  }
 
   schedule(): void {
     if (this.timer || this.deps.stopping()) return;
@@ -53,6 +64,30 @@ export class SessionSaver {
     this.timer = null;
   }
 
+  /** What is saved of a window, in each session it is linked into. */
+  private windowsOf(a: WatchedAgent): { session: string; window: SavedWindow }[] {
+    const v = a.arbiter.view();
+    return a.links.map((l) => ({
+      session: l.session,
+      window: {
+        agent: a.agent,
+        name: a.name,
+        index: l.index,
+        cwd: a.cwd,
+        args: a.args,
+        argv: a.argv,
+        conversationId: v.conversationId,
+        conversationFrom: v.conversationFrom,
+        // one being typed in is not saved: restore must not queue it again
+        queue: this.deps.messages.queue(a).messages.filter((m) => m.typingAt === null).map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt })),
+        worktree: a.worktree,
+        branch: a.branch,
+        base: a.base,
+        ...(a.probed ? { idleAfterMs: a.idleAfterMs } : {}),
+      },
+    }));
+  }
+
   /**
    * Writes every user session's agent windows (the store keeps snapshots). A session this
    * supervisor saved before and that now has no agent is saved empty only while tmux still has it:
@@ -60,29 +95,17 @@ export class SessionSaver {
    */
   async save(): Promise<void> {
     const bySession = new Map<string, SavedWindow[]>();
+    const records = new Map<WatchedAgent, string>();
     for (const a of this.deps.agents()) {
-      const v = a.arbiter.view();
-      for (const l of a.links) {
-        const list = bySession.get(l.session) ?? [];
-        list.push({
-          agent: a.agent,
-          name: a.name,
-          index: l.index,
-          cwd: a.cwd,
-          args: a.args,
-          argv: a.argv,
-          conversationId: v.conversationId,
-          conversationFrom: v.conversationFrom,
-          // one being typed in is not saved: restore must not queue it again
-          queue: this.deps.messages.queue(a).messages.filter((m) => m.typingAt === null).map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt })),
-          worktree: a.worktree,
-          branch: a.branch,
-          base: a.base,
-          ...(a.probed ? { idleAfterMs: a.idleAfterMs } : {}),
-        });
-        bySession.set(l.session, list);
+      const windows = this.windowsOf(a);
+      records.set(a, JSON.stringify(windows));
+      for (const { session, window } of windows) {
+        const list = bySession.get(session) ?? [];
+        list.push(window);
+        bySession.set(session, list);
       }
     }
+    this.records = records;
     for (const s of this.saved) {
       if (bySession.has(s)) continue;
       const still = await new Promise<boolean>((resolve) =>
