@@ -2,7 +2,13 @@
 //
 //   node bench/scale.js [--windows 101] [--seconds 20] [--warmup 10] [--interval 20]
 //                       [--latency-runs 10] [--ls-runs 10] [--mb 50] [--skip-throughput]
-//                       [--sup-node-options '--cpu-prof --cpu-prof-dir=/tmp/prof']
+//                       [--sup-node-args '--cpu-prof --cpu-prof-dir=/tmp/prof']
+//
+// --sup-node-args: node's own flags for the supervisor (a profile), which then runs in the
+// foreground as this bench's child (`nerdr supervise --foreground`; Node 20 takes no --cpu-prof
+// in NODE_OPTIONS) and ends with SIGTERM, so that it writes its profile. With a --require'd
+// script among them, the supervisor is sent SIGUSR2 as each measured spell starts and ends (to
+// profile that spell alone) and SIGWINCH once the hundred windows' RSS is measured.
 //
 // All in one private tmux server, with the real supervisor process (started by the CLI):
 //
@@ -20,6 +26,7 @@
 //   known    the --cmd windows closed, --windows windows of a known agent (label claude) showing
 //            the real Claude idle screen, one short line rewritten in place on it every
 //            --interval seconds: supervisor CPU, per line; RSS; the probe's latency and `ls`.
+//            Each has the status file Claude Code keeps (sessions/<pid>.json), as the real one.
 //   flood    bench/throughput.js (--mb MB through one watched pane, its own server): supervisor
 //            CPU / tmux server CPU.
 //
@@ -30,7 +37,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BENCH_DIR, BenchServer, FIXTURES, NERDR_BIN, ScreenControl, StatePoller, cpuSeconds, flags, line, median, num, printJson, round, rssBytes, sleep, summary, verdict } from './lib.js';
+import { BENCH_DIR, BenchServer, CLK_TCK, FIXTURES, NERDR_BIN, ScreenControl, StatePoller, cpuSeconds, flags, line, median, num, printJson, round, rssBytes, sleep, summary, verdict } from './lib.js';
 
 const f = flags();
 const N = num(f.windows, 101);
@@ -40,7 +47,9 @@ const INTERVAL = num(f.interval, 20);
 const LATENCY_RUNS = num(f['latency-runs'], 10);
 const LS_RUNS = num(f['ls-runs'], 10);
 const MB = num(f.mb, 50);
-const SUP_NODE_OPTIONS = typeof f['sup-node-options'] === 'string' ? f['sup-node-options'] : null;
+// its value starts with `--`, which flags() would take for the next flag
+const supArgsAt = process.argv.indexOf('--sup-node-args');
+const SUP_NODE_ARGS = supArgsAt > 0 && process.argv[supArgsAt + 1] ? process.argv[supArgsAt + 1].split(' ').filter(Boolean) : null;
 
 const TARGETS = {
   rssMB: 100,
@@ -73,8 +82,35 @@ async function rssMedian(pid, samples = 12) {
   return median(xs);
 }
 
+/** With --sup-node-args holding a --require'd script: SIGUSR2 around each measured spell (it may profile it). */
+const signalPhases = () => SUP_NODE_ARGS?.includes('--require');
+
+/** CPU seconds of each of a process's threads, summed by thread name (main thread, GC workers, libuv's pool). */
+function threadCpu(pid) {
+  const out = {};
+  let tids = [];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+$/, '');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out[name] = (out[name] ?? 0) + (Number(f[11]) + Number(f[12])) / CLK_TCK;
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
 /** Supervisor (and tmux server) CPU over `seconds`, as % of one core. */
 async function cpuOver(srv, seconds, during = () => undefined) {
+  if (signalPhases()) process.kill(srv.supervisorPid, 'SIGUSR2');
+  const th0 = threadCpu(srv.supervisorPid);
   const s0 = cpuSeconds(srv.supervisorPid);
   const t0 = cpuSeconds(srv.serverPid);
   const w0 = performance.now();
@@ -83,7 +119,11 @@ async function cpuOver(srv, seconds, during = () => undefined) {
   const wall = (performance.now() - w0) / 1000;
   const sup = cpuSeconds(srv.supervisorPid) - s0;
   const tmx = cpuSeconds(srv.serverPid) - t0;
-  return { wall: round(wall, 1), supervisorCpuS: round(sup, 3), supervisorCpuPct: round((sup / wall) * 100, 3), tmuxCpuPct: round((tmx / wall) * 100, 3), lines: during() - before };
+  const threads = {};
+  for (const [name, s] of Object.entries(threadCpu(srv.supervisorPid))) if (s - (th0[name] ?? 0) > 0) threads[name] = round(s - (th0[name] ?? 0), 2);
+  if (signalPhases()) process.kill(srv.supervisorPid, 'SIGUSR2');
+  return {
+    threads, wall: round(wall, 1), supervisorCpuS: round(sup, 3), supervisorCpuPct: round((sup / wall) * 100, 3), tmuxCpuPct: round((tmx / wall) * 100, 3), lines: during() - before };
 }
 
 /**
@@ -163,6 +203,52 @@ function lsWall(srv, runs, expect) {
   return summary(ms);
 }
 
+/** The supervisor in the foreground, as this process's child, started with node's flags `args`. */
+async function startForeground(srv, args) {
+  const log = typeof f['sup-log'] === 'string' ? fs.openSync(f['sup-log'], 'a') : 'ignore';
+  const child = spawn(process.execPath, [...args, NERDR_BIN, '-L', srv.name, 'supervise', '--foreground'], { env: srv.env, stdio: ['ignore', log, log] });
+  srv.extraPids.add(child.pid);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const st = JSON.parse(await srv.nerdr(['supervisor', 'status', '--json']).catch(() => '{}'));
+    if (st.pid === child.pid) {
+      srv.supervisorPid = st.pid;
+      srv.clientPid = st.clientPid;
+      srv.socketFile = st.socket;
+      return;
+    }
+    if (Date.now() > deadline) throw new Error('the foreground supervisor did not answer within 30 s');
+    await sleep(200);
+  }
+}
+
+async function stopSupervisor(srv) {
+  process.kill(srv.supervisorPid, 'SIGTERM');
+  for (let i = 0; i < 400 && cpuAlive(srv.supervisorPid); i++) await sleep(50);
+}
+
+function cpuAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** <dir>/sessions/<pid>.json for the program of each window's pane, as Claude Code writes it. */
+function writeStatusFiles(windows, dir) {
+  fs.mkdirSync(path.join(dir, 'sessions'), { recursive: true });
+  for (const w of windows) {
+    const kids = fs.readFileSync(`/proc/${w.panePid}/task/${w.panePid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number);
+    for (const pid of kids) {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const procStart = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+      fs.writeFileSync(path.join(dir, 'sessions', `${pid}.json`), JSON.stringify({ pid, sessionId: `bench-${pid}`, procStart, version: 'bench', status: 'idle', statusUpdatedAt: Date.now() }));
+    }
+  }
+}
+
 async function newWindows(srv, count, spec) {
   const out = [];
   for (let i = 0; i < count; i++) out.push(await srv.newWindow(spec(i)));
@@ -208,9 +294,8 @@ async function main() {
   let poller = null;
   let writer = null;
   try {
-    if (SUP_NODE_OPTIONS) srv.env.NODE_OPTIONS = SUP_NODE_OPTIONS;
-    await srv.startSupervisor();
-    delete srv.env.NODE_OPTIONS;
+    if (SUP_NODE_ARGS) await startForeground(srv, SUP_NODE_ARGS);
+    else await srv.startSupervisor();
     process.stdout.write(`scale: ${N} windows, one line every ${INTERVAL} s each (${round(N / INTERVAL, 2)} lines/s in all); CPU over ${SECONDS} s after ${WARMUP} s; supervisor pid ${srv.supervisorPid}\n`);
 
     // ---- the probe alone ---------------------------------------------------------------------
@@ -236,6 +321,7 @@ async function main() {
     await sleep(WARMUP * 1000);
     out.silentCmd = await cpuOver(srv, SECONDS);
     out.silentCmd.rssMB = mb(await rssMedian(srv.supervisorPid));
+    line('  by thread (CPU s)', JSON.stringify(out.silentCmd.threads));
     line(`${N} silent --cmd windows: supervisor CPU`, `${out.silentCmd.supervisorCpuPct} % (target <= ${TARGETS.silentCmdCpuPct} %: ${verdict(out.silentCmd.supervisorCpuPct <= TARGETS.silentCmdCpuPct)}); tmux ${out.silentCmd.tmuxCpuPct} %; RSS ${out.silentCmd.rssMB} MB`);
 
     // ---- the same, quiet: a line every INTERVAL s each -----------------------------------------
@@ -246,14 +332,19 @@ async function main() {
     writer = null;
     out.quietCmd.msPerLine = round((out.quietCmd.supervisorCpuS * 1000) / out.quietCmd.lines, 2);
     out.quietCmd.rssMB = mb(await rssMedian(srv.supervisorPid));
+    line('  by thread (CPU s)', JSON.stringify(out.quietCmd.threads));
     line(`${N} quiet --cmd windows: supervisor CPU`, `${out.quietCmd.supervisorCpuPct} % = ${out.quietCmd.msPerLine} ms a line (target <= ${TARGETS.quietCmdCpuPct} %: ${verdict(out.quietCmd.supervisorCpuPct <= TARGETS.quietCmdCpuPct)}); tmux ${out.quietCmd.tmuxCpuPct} %; RSS ${out.quietCmd.rssMB} MB`);
 
     closeWindows(srv, cmds);
     await waitWatched(srv, 1);
 
     // ---- quiet windows of a known agent ----------------------------------------------------------
-    const known = await newWindows(srv, N, (i) => ({ agent: 'claude', name: `claude${i}`, argv: ['/bin/sh', '-c', 'exec sleep 1000000'] }));
+    const claudeDir = path.join(srv.workDir, 'claude-config');
+    const known = await newWindows(srv, N, (i) => ({ agent: 'claude', name: `claude${i}`, argv: ['/bin/sh', '-c', 'exec sleep 1000000'], env: { CLAUDE_CONFIG_DIR: claudeDir } }));
     await waitWatched(srv, N + 1);
+    // each keeps the status file Claude Code (2.1.3xx) keeps, so the supervisor finds it once and
+    // reads nothing more, as with the real agent (src/supervisor/agent-status.ts)
+    writeStatusFiles(known, claudeDir);
     const ttys = ttysOf(srv, known);
     const idle = screenBytes(IDLE);
     for (const t of ttys) {
@@ -272,10 +363,12 @@ async function main() {
     const states = {};
     for (const a of (await srv.request('nerdr.ls', {})).agents) states[a.state] = (states[a.state] ?? 0) + 1;
     out.quietKnown.states = states;
+    line('  by thread (CPU s)', JSON.stringify(out.quietKnown.threads));
     line(`${N} quiet windows of claude: supervisor CPU`, `${out.quietKnown.supervisorCpuPct} % = ${out.quietKnown.msPerLine} ms a line (target <= ${TARGETS.quietKnownCpuPct} %: ${verdict(out.quietKnown.supervisorCpuPct <= TARGETS.quietKnownCpuPct)}); tmux ${out.quietKnown.tmuxCpuPct} %; states ${JSON.stringify(states)}`);
 
     // ---- with the hundred, while they print: RSS, the probe's latency, ls ------------------------
     out.rssNMB = mb(await rssMedian(srv.supervisorPid, 20));
+    if (signalPhases()) process.kill(srv.supervisorPid, 'SIGWINCH'); // a memory dump, if the script writes one
     out.rssMB = Math.max(out.rssNMB, out.silentCmd.rssMB, out.quietCmd.rssMB);
     line(`RSS with ${N} windows (+ the probe)`, `${out.rssNMB} MB now; ${out.silentCmd.rssMB} / ${out.quietCmd.rssMB} MB with the --cmd ones (target <= ${TARGETS.rssMB} MB: ${verdict(out.rssMB <= TARGETS.rssMB)})`);
     out.latencyN = await latency(ctl, poller, probe, LATENCY_RUNS);
@@ -285,6 +378,8 @@ async function main() {
     line(`${N} windows: nerdr ls --json ms`, `median ${round(out.lsN.median, 1)} (min ${round(out.lsN.min, 1)}, max ${round(out.lsN.max, 1)}) (target <= ${TARGETS.lsMs}: ${verdict(out.lsN.median <= TARGETS.lsMs)})`);
     writer.stop();
     writer = null;
+    // a profiled supervisor writes its profile only when it ends by itself
+    if (SUP_NODE_ARGS) await stopSupervisor(srv);
   } finally {
     writer?.stop();
     await poller?.close().catch(() => undefined);
