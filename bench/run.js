@@ -119,9 +119,9 @@ const sc = results.scale;
 if (sc?.met) {
   const n = sc.windows;
   rows.push([`scale: supervisor RSS MB, ${n} windows`, sc.rssMB, '<= 100', sc.met.rss]);
-  rows.push([`scale: CPU %, ${n} silent --cmd windows`, sc.silentCmd.supervisorCpuPct, '<= 0.1', sc.met.silentCmdCpu]);
+  if (sc.silentCmd) rows.push([`scale: CPU %, ${n} silent --cmd windows`, sc.silentCmd.supervisorCpuPct, '<= 0.1', sc.met.silentCmdCpu]);
   rows.push([`scale: CPU %, ${n} quiet claude windows`, sc.quietKnown.supervisorCpuPct, '<= 0.3', sc.met.quietKnownCpu]);
-  rows.push([`scale: CPU %, ${n} quiet --cmd windows`, sc.quietCmd.supervisorCpuPct, '<= 0.3', sc.met.quietCmdCpu]);
+  if (sc.quietCmd) rows.push([`scale: CPU %, ${n} quiet --cmd windows`, sc.quietCmd.supervisorCpuPct, '<= 0.3', sc.met.quietCmdCpu]);
   rows.push([`scale: nerdr ls --json ms, ${n} windows`, round1(sc.lsN.median), '<= 60', sc.met.ls]);
   rows.push([`scale: dialog -> light ms over 1 window`, sc.latencyOverMs, '<= 50', sc.met.latency]);
   if (sc.flood) rows.push(['scale: flood CPU ratio (supervisor / tmux)', sc.flood.ratio, '<= 0.30', sc.met.flood]);

@@ -1,7 +1,7 @@
 // Scale (issue 28, §3): one supervisor, a hundred agent windows on one tmux server.
 //
 //   node bench/scale.js [--windows 101] [--seconds 20] [--warmup 10] [--interval 20]
-//                       [--latency-runs 10] [--ls-runs 10] [--mb 50] [--skip-throughput]
+//                       [--latency-runs 10] [--ls-runs 10] [--mb 50] [--skip-throughput] [--skip-cmd]
 //                       [--sup-node-args '--cpu-prof --cpu-prof-dir=/tmp/prof']
 //
 // --sup-node-args: node's own flags for the supervisor (a profile), which then runs in the
@@ -314,29 +314,31 @@ async function main() {
     line('1 window: nerdr ls --json ms', `median ${round(out.ls1.median, 1)} (min ${round(out.ls1.min, 1)}, max ${round(out.ls1.max, 1)})`);
 
     // ---- silent --cmd windows ------------------------------------------------------------------
-    const t0 = performance.now();
-    const cmds = await newWindows(srv, N, (i) => ({ agent: 'unknown', name: `cmd${i}`, argv: ['/bin/sh', '-c', 'exec sleep 1000000'], idleAfterMs: 3000 }));
-    await waitWatched(srv, N + 1);
-    out.createSeconds = round((performance.now() - t0) / 1000, 1);
-    await sleep(WARMUP * 1000);
-    out.silentCmd = await cpuOver(srv, SECONDS);
-    out.silentCmd.rssMB = mb(await rssMedian(srv.supervisorPid));
-    line('  by thread (CPU s)', JSON.stringify(out.silentCmd.threads));
-    line(`${N} silent --cmd windows: supervisor CPU`, `${out.silentCmd.supervisorCpuPct} % (target <= ${TARGETS.silentCmdCpuPct} %: ${verdict(out.silentCmd.supervisorCpuPct <= TARGETS.silentCmdCpuPct)}); tmux ${out.silentCmd.tmuxCpuPct} %; RSS ${out.silentCmd.rssMB} MB`);
+    if (!f['skip-cmd']) {
+      const t0 = performance.now();
+      const cmds = await newWindows(srv, N, (i) => ({ agent: 'unknown', name: `cmd${i}`, argv: ['/bin/sh', '-c', 'exec sleep 1000000'], idleAfterMs: 3000 }));
+      await waitWatched(srv, N + 1);
+      out.createSeconds = round((performance.now() - t0) / 1000, 1);
+      await sleep(WARMUP * 1000);
+      out.silentCmd = await cpuOver(srv, SECONDS);
+      out.silentCmd.rssMB = mb(await rssMedian(srv.supervisorPid));
+      line('  by thread (CPU s)', JSON.stringify(out.silentCmd.threads));
+      line(`${N} silent --cmd windows: supervisor CPU`, `${out.silentCmd.supervisorCpuPct} % (target <= ${TARGETS.silentCmdCpuPct} %: ${verdict(out.silentCmd.supervisorCpuPct <= TARGETS.silentCmdCpuPct)}); tmux ${out.silentCmd.tmuxCpuPct} %; RSS ${out.silentCmd.rssMB} MB`);
 
-    // ---- the same, quiet: a line every INTERVAL s each -----------------------------------------
-    writer = new LineWriter(ttysOf(srv, cmds), INTERVAL, (n) => `line ${n} of the bench\r\n`);
-    await sleep(WARMUP * 1000);
-    out.quietCmd = await cpuOver(srv, SECONDS, () => writer.count);
-    writer.stop();
-    writer = null;
-    out.quietCmd.msPerLine = round((out.quietCmd.supervisorCpuS * 1000) / out.quietCmd.lines, 2);
-    out.quietCmd.rssMB = mb(await rssMedian(srv.supervisorPid));
-    line('  by thread (CPU s)', JSON.stringify(out.quietCmd.threads));
-    line(`${N} quiet --cmd windows: supervisor CPU`, `${out.quietCmd.supervisorCpuPct} % = ${out.quietCmd.msPerLine} ms a line (target <= ${TARGETS.quietCmdCpuPct} %: ${verdict(out.quietCmd.supervisorCpuPct <= TARGETS.quietCmdCpuPct)}); tmux ${out.quietCmd.tmuxCpuPct} %; RSS ${out.quietCmd.rssMB} MB`);
+      // ---- the same, quiet: a line every INTERVAL s each -----------------------------------------
+      writer = new LineWriter(ttysOf(srv, cmds), INTERVAL, (n) => `line ${n} of the bench\r\n`);
+      await sleep(WARMUP * 1000);
+      out.quietCmd = await cpuOver(srv, SECONDS, () => writer.count);
+      writer.stop();
+      writer = null;
+      out.quietCmd.msPerLine = round((out.quietCmd.supervisorCpuS * 1000) / out.quietCmd.lines, 2);
+      out.quietCmd.rssMB = mb(await rssMedian(srv.supervisorPid));
+      line('  by thread (CPU s)', JSON.stringify(out.quietCmd.threads));
+      line(`${N} quiet --cmd windows: supervisor CPU`, `${out.quietCmd.supervisorCpuPct} % = ${out.quietCmd.msPerLine} ms a line (target <= ${TARGETS.quietCmdCpuPct} %: ${verdict(out.quietCmd.supervisorCpuPct <= TARGETS.quietCmdCpuPct)}); tmux ${out.quietCmd.tmuxCpuPct} %; RSS ${out.quietCmd.rssMB} MB`);
 
-    closeWindows(srv, cmds);
-    await waitWatched(srv, 1);
+      closeWindows(srv, cmds);
+      await waitWatched(srv, 1);
+    }
 
     // ---- quiet windows of a known agent ----------------------------------------------------------
     const claudeDir = path.join(srv.workDir, 'claude-config');
@@ -369,8 +371,8 @@ async function main() {
     // ---- with the hundred, while they print: RSS, the probe's latency, ls ------------------------
     out.rssNMB = mb(await rssMedian(srv.supervisorPid, 20));
     if (signalPhases()) process.kill(srv.supervisorPid, 'SIGWINCH'); // a memory dump, if the script writes one
-    out.rssMB = Math.max(out.rssNMB, out.silentCmd.rssMB, out.quietCmd.rssMB);
-    line(`RSS with ${N} windows (+ the probe)`, `${out.rssNMB} MB now; ${out.silentCmd.rssMB} / ${out.quietCmd.rssMB} MB with the --cmd ones (target <= ${TARGETS.rssMB} MB: ${verdict(out.rssMB <= TARGETS.rssMB)})`);
+    out.rssMB = Math.max(out.rssNMB, out.silentCmd?.rssMB ?? 0, out.quietCmd?.rssMB ?? 0);
+    line(`RSS with ${N} windows (+ the probe)`, `${out.rssNMB} MB now${out.silentCmd ? `; ${out.silentCmd.rssMB} / ${out.quietCmd.rssMB} MB with the --cmd ones` : ''} (target <= ${TARGETS.rssMB} MB: ${verdict(out.rssMB <= TARGETS.rssMB)})`);
     out.latencyN = await latency(ctl, poller, probe, LATENCY_RUNS);
     out.latencyOverMs = round(out.latencyN.median - out.latency1.median, 1);
     line(`${N} windows: dialog -> light ms`, `median ${out.latencyN.median} (min ${out.latencyN.min}, max ${out.latencyN.max}): ${out.latencyOverMs} ms over 1 window (target <= ${TARGETS.latencyOverMs}: ${verdict(out.latencyOverMs <= TARGETS.latencyOverMs)})`);
@@ -397,9 +399,9 @@ async function main() {
 
   out.met = {
     rss: out.rssMB <= TARGETS.rssMB,
-    silentCmdCpu: out.silentCmd.supervisorCpuPct <= TARGETS.silentCmdCpuPct,
+    silentCmdCpu: out.silentCmd ? out.silentCmd.supervisorCpuPct <= TARGETS.silentCmdCpuPct : null,
     quietKnownCpu: out.quietKnown.supervisorCpuPct <= TARGETS.quietKnownCpuPct,
-    quietCmdCpu: out.quietCmd.supervisorCpuPct <= TARGETS.quietCmdCpuPct,
+    quietCmdCpu: out.quietCmd ? out.quietCmd.supervisorCpuPct <= TARGETS.quietCmdCpuPct : null,
     ls: out.lsN.median <= TARGETS.lsMs,
     latency: out.latencyOverMs <= TARGETS.latencyOverMs,
     ...(out.flood ? { flood: out.flood.ratio <= TARGETS.floodRatio } : {}),
