@@ -205,8 +205,8 @@ export class BenchServer {
    * A watched window through the supervisor's own `nerdr.new` (as `nerdr new` does), with any
    * agent label (so `claude` works without Claude installed), resized to cols x rows.
    */
-  async newWindow({ agent = 'unknown', argv, name = agent, cols = 120, rows = 40 }) {
-    const r = await this.request('nerdr.new', { agent, argv, name, cwd: this.workDir, session: 'bench', watched: true });
+  async newWindow({ agent = 'unknown', argv, name = agent, cols = 120, rows = 40, idleAfterMs, env }) {
+    const r = await this.request('nerdr.new', { agent, argv, name, cwd: this.workDir, session: 'bench', watched: true, ...(idleAfterMs !== undefined ? { idleAfterMs } : {}), ...(env ? { env } : {}) });
     this.tmux(['resize-window', '-t', r.window, '-x', String(cols), '-y', String(rows)]);
     const panePid = Number(this.tmux(['display', '-p', '-t', r.pane, '#{pane_pid}']).trim());
     return { ...r, panePid };

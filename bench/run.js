@@ -1,7 +1,7 @@
 // Runs every benchmark, one after the other (each in its own process, each on its own private
 // tmux server), and prints a summary with the targets. `npm run bench` builds first.
 //
-//   node bench/run.js [--only throughput,idle,memory,detect,hook,review,fleet,status-format] [--quick] [--out file.json]
+//   node bench/run.js [--only throughput,idle,memory,detect,hook,review,fleet,status-format,scale] [--quick] [--out file.json]
 //
 // --quick: shorter runs for a smoke test (idle 20 s, 10 latency runs, 20 MB); the figures in
 // docs/performance.md come from the full runs.
@@ -30,7 +30,10 @@ const BENCHES = [
   { name: 'review', args: quick ? ['--seconds', '20', '--warmup', '8', '--files', '10000', '--runs', '5'] : [] },
   { name: 'fleet', args: quick ? ['--seconds', '20', '--warmup', '20', '--runs', '5'] : [] },
   { name: 'status-format', args: quick ? ['--runs', '3'] : [] },
+  { name: 'scale', args: quick ? ['--windows', '30', '--seconds', '10', '--warmup', '8', '--latency-runs', '5', '--ls-runs', '5', '--mb', '20'] : [] },
 ];
+
+const round1 = (x) => Math.round(x * 10) / 10;
 
 function runBench(b) {
   return new Promise((resolve) => {
@@ -111,6 +114,18 @@ if (fl?.latencyMs) {
 
 const sf = results['status-format'];
 for (const r of sf?.results ?? []) rows.push([`status: ns per light, ${r.sessions} sessions, plain/offline-aware`, `${r.plainNs}/${r.awareNs}`, '(info)', null]);
+
+const sc = results.scale;
+if (sc?.met) {
+  const n = sc.windows;
+  rows.push([`scale: supervisor RSS MB, ${n} windows`, sc.rssMB, '<= 100', sc.met.rss]);
+  if (sc.silentCmd) rows.push([`scale: CPU %, ${n} silent --cmd windows`, sc.silentCmd.supervisorCpuPct, '<= 0.1', sc.met.silentCmdCpu]);
+  rows.push([`scale: CPU %, ${n} quiet claude windows`, sc.quietKnown.supervisorCpuPct, '<= 0.3', sc.met.quietKnownCpu]);
+  if (sc.quietCmd) rows.push([`scale: CPU %, ${n} quiet --cmd windows`, sc.quietCmd.supervisorCpuPct, '<= 0.3', sc.met.quietCmdCpu]);
+  rows.push([`scale: nerdr ls --json ms, ${n} windows`, round1(sc.lsN.median), '<= 60', sc.met.ls]);
+  rows.push([`scale: dialog -> light ms over 1 window`, sc.latencyOverMs, '<= 50', sc.met.latency]);
+  if (sc.flood) rows.push(['scale: flood CPU ratio (supervisor / tmux)', sc.flood.ratio, '<= 0.30', sc.met.flood]);
+}
 
 process.stdout.write(`\n=== summary (${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}) ===\n`);
 for (const [label, value, target, ok] of rows) {

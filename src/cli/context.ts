@@ -4,10 +4,10 @@ import type { Command } from 'commander';
 import { fromServerError, NerdrError } from '../errors.js';
 import { checkTmuxVersion, resolveSocket, serverRunning, tmux } from '../tmux/server.js';
 import { ensureStateDir, nerdrBin, serverFiles } from '../paths.js';
-import { request, SocketRequestError } from '../supervisor/socket/index.js';
+// the socket's client alone: its index also loads the server and every integration
+import { request, SocketRequestError } from '../supervisor/socket/client.js';
 import { argvSafe } from '../tmux/quote.js';
 import { HIDDEN_SESSION } from '../supervisor/discover.js';
-import { ensureHiddenSession } from '../supervisor/channel.js';
 import { failureInLog, findHolder, HOLDER_LIST_FORMAT, holderArgv, holderEnvironment, newHolderArgs, readStarts, startDelay, startFailure, waitingStart } from '../supervisor/holder.js';
 import { readFileSync, statSync } from 'node:fs';
 
@@ -144,6 +144,8 @@ function logSince(file: string, from: number): string {
  */
 async function startHolder(sock: string, log: string): Promise<'running' | 'started'> {
   const { tmux } = await import('../tmux/server.js');
+  // the control client's module and its parser load only when a supervisor must be started
+  const { ensureHiddenSession } = await import('../supervisor/channel.js');
   await ensureHiddenSession(sock);
   const listed = await tmux(sock, ['list-panes', '-s', '-t', `=${HIDDEN_SESSION}`, '-F', HOLDER_LIST_FORMAT]);
   const holder = listed.code === 0 ? findHolder(listed.stdout) : null;

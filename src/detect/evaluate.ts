@@ -78,8 +78,13 @@ export interface RuleGuardOptions {
    * What a rule's time is measured with (ms). Default: the process's CPU time, so a supervisor
    * that was stopped (SIGSTOP, a laptop asleep) or preempted in the middle of an evaluation does
    * not see a rule that "took" seconds and disable it. With only `now` given (tests), `now`.
+   * Reading it is a system call, so by default a rule is timed with the wall clock, which is
+   * never below its CPU time, and with `cost` only after a wall time over `slowMs`: only what
+   * `cost` measured counts as slow.
    */
   cost?: () => number;
+  /** The cheap first measure (ms), for tests; by default the wall clock (or `cost`, when a test gives clocks). */
+  wall?: () => number;
 }
 
 /**
@@ -104,6 +109,10 @@ export class RuleGuard {
   private readonly onWarning: (message: string) => void;
   readonly now: () => number;
   readonly cost: () => number;
+  /** The first, cheap measure: the wall clock by default, `cost` when a test gives clocks. */
+  readonly quick: () => number;
+  /** Rules whose last quick time was over slowMs: their next evaluation is timed with `cost`. */
+  private readonly suspect = new Set<number>();
 
   constructor(
     private readonly label: string,
@@ -117,6 +126,13 @@ export class RuleGuard {
     this.onWarning = opts.onWarning ?? (() => {});
     this.now = opts.now ?? (() => performance.now());
     this.cost = opts.cost ?? opts.now ?? cpuMs;
+    this.quick = opts.wall ?? (opts.cost || opts.now ? this.cost : () => performance.now());
+  }
+
+  /** The clock to time this rule's next evaluation with, and whether that is `cost`. */
+  clockFor(index: number): { clock: () => number; exact: boolean } {
+    const exact = this.quick === this.cost || this.suspect.has(index);
+    return { clock: exact ? this.cost : this.quick, exact };
   }
 
   isDisabled(index: number): boolean {
@@ -132,8 +148,14 @@ export class RuleGuard {
     return [...this.disabled.keys()];
   }
 
-  record(rule: CompiledRule, ms: number): void {
+  record(rule: CompiledRule, ms: number, exact = true): void {
     if (this.disabled.has(rule.index)) return;
+    if (!exact && ms > this.slowMs) {
+      // the wall clock says slow: a stopped or preempted process, or a slow rule; `cost` decides
+      this.suspect.add(rule.index);
+      return;
+    }
+    if (exact && ms <= this.slowMs) this.suspect.delete(rule.index);
     let h = this.history.get(rule.index);
     if (!h) {
       h = [];
@@ -208,9 +230,10 @@ function cpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
+const UNGUARDED = { clock: () => performance.now(), exact: false };
+
 export function evaluate(manifest: Manifest, input: DetectInput, opts: EvaluateOptions = {}): DetectionResult {
   const guard = opts.guard;
-  const now = guard ? guard.cost : () => performance.now();
   const layout = new ScreenLayout(input.text);
   const regionInput = { layout, oscTitle: input.oscTitle ?? '', oscProgress: input.oscProgress ?? '' };
   const regionCache = new Map<string, RegionText>();
@@ -224,7 +247,8 @@ export function evaluate(manifest: Manifest, input: DetectInput, opts: EvaluateO
       disabledRules.push(rule.id);
       continue;
     }
-    const t0 = now();
+    const { clock, exact } = guard ? guard.clockFor(rule.index) : UNGUARDED;
+    const t0 = clock();
     let region = regionCache.get(rule.regionName);
     if (!region) {
       region = {
@@ -235,9 +259,9 @@ export function evaluate(manifest: Manifest, input: DetectInput, opts: EvaluateO
       regionCache.set(rule.regionName, region);
     }
     const matched = gateMatches(rule.gate, region);
-    const ms = now() - t0;
+    const ms = clock() - t0;
     timings.push({ id: rule.id, index: rule.index, ms });
-    guard?.record(rule, ms);
+    guard?.record(rule, ms, exact);
     if (!matched) continue;
     matches.push({ id: rule.id, index: rule.index, priority: rule.priority, state: rule.state, region: rule.regionName });
     if (best === null || rule.priority > best.priority) best = rule;

@@ -17,7 +17,9 @@
 //   * agent known: probe every 5 s, and at once when the foreground command changes;
 //   * no agent: probe at once on a foreground change, every 30 s otherwise, and during an
 //     "acquisition window" opened by a foreground change or by output after ≥2 s of quiet (at most one
-//     window per 8 s): at its start, every 500 ms for its first 1.5 s, then every 2 s until 8 s;
+//     window per 8 s): at its start, every 500 ms for its first 1.5 s, then every 2 s until 8 s. A
+//     window opened by output probes again only once more output came (a program starting draws):
+//     a quiet pane's lone line costs one probe, not seven;
 //   * exit: the pane's shell is back in the foreground → 'agent-exit' (reason 'exited') at once;
 //     lost: 6 probes in a row that do not find the agent while something else is in the foreground →
 //     'agent-exit' (reason 'lost'); another agent (or a new run of the same agent, i.e. another
@@ -86,6 +88,8 @@ export class PaneProber {
   private lastProbeAt = -Infinity;
   private immediateAt: number | null = null;
   private windowAt: number | null = null;
+  /** The window was opened by output: its later probes wait for more output. */
+  private windowByOutput = false;
   private lastOutputAt = -Infinity;
   private inFlight = false;
   /** A foreground change arrived while a probe was in flight: probe again after it. */
@@ -120,7 +124,7 @@ export class PaneProber {
     const now = this.clock();
     const quiet = now - this.lastOutputAt >= this.t.quietMs;
     this.lastOutputAt = now;
-    if (this.current === null && quiet && (this.windowAt === null || now - this.windowAt >= this.t.windowMs)) this.windowAt = now;
+    if (this.current === null && quiet && (this.windowAt === null || now - this.windowAt >= this.t.windowMs)) this.openWindow(now, true);
     return this.step();
   }
 
@@ -129,7 +133,7 @@ export class PaneProber {
     const now = this.clock();
     if (this.inFlight) this.dirty = true;
     this.immediateAt = now;
-    if (this.current === null) this.windowAt = now;
+    if (this.current === null) this.openWindow(now, false);
     return this.step();
   }
 
@@ -192,7 +196,7 @@ export class PaneProber {
       } else if (id.foreground === 'shell') {
         events.push({ type: 'agent-exit', agent: this.current, reason: 'exited', why: id.why });
         this.drop();
-        this.windowAt = now; // the user is likely to start something again
+        this.openWindow(now, false); // the user is likely to start something again
       } else {
         this.misses++;
         if (this.misses >= this.t.missesToLose) {
@@ -212,6 +216,11 @@ export class PaneProber {
     this.misses = 0;
     this.windowAt = null;
     events.push({ type: 'agent-start', agent, pid: id.pid, why: id.why });
+  }
+
+  private openWindow(now: number, byOutput: boolean): void {
+    this.windowAt = now;
+    this.windowByOutput = byOutput;
   }
 
   private drop(): void {
@@ -238,6 +247,8 @@ export class PaneProber {
           const age = this.lastProbeAt - w;
           next = this.lastProbeAt + (age < t.windowFastMs ? t.windowFastStepMs : t.windowSlowStepMs);
           if (next > w + t.windowMs) next = null;
+          // opened by output, and none since the last probe: the processes that printed were seen
+          else if (this.windowByOutput && this.lastOutputAt <= this.lastProbeAt) next = null;
         }
         if (next !== null) candidates.push(next);
       }

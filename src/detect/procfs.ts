@@ -7,7 +7,9 @@
 // members are found by walking the pane process's descendants (/proc/<pid>/task/<tid>/children),
 // or, where the kernel has no children files, by one scan of /proc. Only the pane process and the
 // foreground members are read further (cmdline, and environ for the two override variables only);
-// everything is bounded (MAX_WALK processes walked, MAX_MEMBERS members read).
+// everything is bounded (MAX_WALK processes walked, MAX_MEMBERS members read). What a process's
+// cmdline and environ said is kept while it lives under the same name (see `kept`), so a probe
+// that finds the same processes again reads only their small stat and children files.
 // Elsewhere: one `ps -A -o pid=,ppid=,pgid=,tpgid=,ucomm=,args=` (no environment, argv split on
 // spaces). Cost: docs/identify.md.
 
@@ -43,6 +45,8 @@ interface Stat {
   pgid: number;
   session: number;
   tpgid: number;
+  /** Field 22, the start time in clock ticks since boot (a pid reused later has another). */
+  start?: string;
 }
 
 /** Parses /proc/<pid>/stat (the name is in parentheses and may hold spaces and parentheses). */
@@ -56,7 +60,8 @@ export function parseStat(text: string): Stat | null {
   const [state = '', ppid, pgid, session, , tpgid] = rest;
   const nums = [pid, Number(ppid), Number(pgid), Number(session), Number(tpgid)];
   if (nums.some((n) => !Number.isInteger(n))) return null;
-  return { pid, comm: text.slice(open + 1, close), state, ppid: nums[1]!, pgid: nums[2]!, session: nums[3]!, tpgid: nums[4]! };
+  const start = rest[19];
+  return { pid, comm: text.slice(open + 1, close), state, ppid: nums[1]!, pgid: nums[2]!, session: nums[3]!, tpgid: nums[4]!, ...(start && /^\d+$/.test(start) ? { start } : {}) };
 }
 
 /** NUL-separated /proc/<pid>/cmdline → argv (a trailing NUL is not an argument). */
@@ -151,11 +156,14 @@ function readStat(root: string, pid: number): Stat | null {
   }
 }
 
-/** Children of every thread of `pid`, or null when the kernel has no children files. */
-async function childrenOf(root: string, pid: number): Promise<number[] | null> {
+/**
+ * Children of every thread of `pid`, or null when the kernel has no children files. Read
+ * synchronously, as stat is: the kernel lists them without the target's memory lock.
+ */
+function childrenOf(root: string, pid: number): number[] | null {
   let tids: string[];
   try {
-    tids = await fsp.readdir(`${root}/${pid}/task`);
+    tids = fs.readdirSync(`${root}/${pid}/task`);
   } catch {
     return [];
   }
@@ -194,7 +202,7 @@ async function readProc(panePid: number, opts: ReadOptions): Promise<ProcInfo[]>
     let level: number[] = [panePid];
     let walkable = true;
     for (let depth = 0; depth < MAX_DEPTH && level.length > 0 && seen.size < MAX_WALK; depth++) {
-      const kids = await Promise.all(level.map((p) => childrenOf(root, p)));
+      const kids = level.map((p) => childrenOf(root, p));
       if (depth === 0 && kids[0] === null) {
         walkable = false;
         break;
@@ -214,17 +222,57 @@ async function readProc(panePid: number, opts: ReadOptions): Promise<ProcInfo[]>
   const chosen = members.sort((a, b) => a.pid - b.pid).slice(0, MAX_MEMBERS);
   const wantEnv = opts.environ !== false;
   const all = [pane, ...chosen];
+  let up: number | null | undefined;
   return Promise.all(
     all.map(async (s): Promise<ProcInfo> => {
+      const key = `${root}\0${s.pid}`;
+      const k = kept.get(key);
+      if (k && s.start !== undefined && k.start === s.start && k.comm === s.comm && (!wantEnv || k.env !== null)) return procInfo(s, k.argv, wantEnv ? k.env : null);
       const [cmd, env] = await Promise.all([
         readBuf(`${root}/${s.pid}/cmdline`),
         wantEnv ? readBuf(`${root}/${s.pid}/environ`, MAX_ENVIRON) : Promise.resolve(null),
       ]);
-      const p: ProcInfo = { pid: s.pid, ppid: s.ppid, pgid: s.pgid, tpgid: s.tpgid, comm: s.comm, argv: cmd ? parseCmdline(cmd) : [] };
-      if (env) p.env = parseEnviron(env);
-      return p;
+      const argv = cmd ? parseCmdline(cmd) : [];
+      const vars = env ? parseEnviron(env) : null;
+      if (s.start !== undefined && argv.length > 0) {
+        up ??= uptimeSeconds(root);
+        if (up !== null && up - Number(s.start) / USER_HZ >= STABLE_AFTER_S) keep(key, { start: s.start, comm: s.comm, argv, env: vars ?? k?.env ?? null });
+      }
+      return procInfo(s, argv, vars);
     }),
   );
+}
+
+function procInfo(s: Stat, argv: string[], env: Record<string, string> | null): ProcInfo {
+  const p: ProcInfo = { pid: s.pid, ppid: s.ppid, pgid: s.pgid, tpgid: s.tpgid, comm: s.comm, argv };
+  if (env) p.env = { ...env };
+  return p;
+}
+
+/**
+ * What a process's cmdline and environ said, by its pid, kept while the process has the same
+ * start time and name: a probe of a pane whose processes did not change reads no cmdline or
+ * environ (most of a probe's cost, docs/performance.md). Kept only when read from a process at
+ * least STABLE_AFTER_S old, so a title a program sets as it starts (npm exec) is read again; an
+ * exec changes the name. Bounded: the oldest entries go first.
+ */
+const kept = new Map<string, { start: string; comm: string; argv: string[]; env: Record<string, string> | null }>();
+const KEPT_MAX = 4096;
+const STABLE_AFTER_S = 2;
+/** Clock ticks a second in /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+function keep(key: string, entry: { start: string; comm: string; argv: string[]; env: Record<string, string> | null }): void {
+  kept.delete(key);
+  kept.set(key, entry);
+  if (kept.size > KEPT_MAX) for (const k of kept.keys()) if (kept.size > KEPT_MAX * 0.75) kept.delete(k); else break;
+}
+
+/** Seconds since boot (/proc/uptime), or null. */
+function uptimeSeconds(root: string): number | null {
+  const t = readTextSync(`${root}/uptime`);
+  const n = t === null ? NaN : Number.parseFloat(t);
+  return Number.isFinite(n) ? n : null;
 }
 
 function execPs(): Promise<string> {

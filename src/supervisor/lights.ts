@@ -101,6 +101,10 @@ export class LightsWriter {
   /** Per window and option: how often its wanted value changed, and who waits for tmux to have one. */
   private readonly versions = new Map<string, number>();
   private readonly waiters = new Map<string, { version: number; done: (ok: boolean) => void }[]>();
+  /** Windows whose wanted options tmux may not have yet: a flush looks at these only, not at every window. */
+  private readonly dirty = new Set<string>();
+  /** summary() until a window's state, the looks or the suffix change. */
+  private summaryCache: string | null = null;
 
   constructor(
     private readonly send: SendLine,
@@ -127,6 +131,8 @@ export class LightsWriter {
     if (!w) this.wanted.set(windowId, (w = new Map()));
     if (w.get(option) === value) return;
     w.set(option, value);
+    this.dirty.add(windowId);
+    if (option === '@nerdr_state') this.summaryCache = null;
     const key = `${windowId} ${option}`;
     this.versions.set(key, (this.versions.get(key) ?? 0) + 1);
     this.schedule();
@@ -169,12 +175,15 @@ export class LightsWriter {
     this.summaryLooks = looks;
     this.summaryBg = bg;
     this.offline = offline;
+    this.summaryCache = null;
   }
 
   remove(windowId: string): void {
     for (const option of this.wanted.get(windowId)?.keys() ?? []) this.settleWaiters(windowId, option, null);
     this.wanted.delete(windowId);
     this.applied.delete(windowId);
+    this.dirty.delete(windowId);
+    this.summaryCache = null;
     this.schedule();
   }
 
@@ -182,6 +191,7 @@ export class LightsWriter {
   invalidate(): void {
     this.applied.clear();
     this.appliedSummary = null;
+    for (const w of this.wanted.keys()) this.dirty.add(w);
     this.schedule();
   }
 
@@ -189,12 +199,15 @@ export class LightsWriter {
   setSummarySuffix(suffix: string): void {
     if (suffix === this.summarySuffix) return;
     this.summarySuffix = suffix;
+    this.summaryCache = null;
     this.schedule();
   }
 
   summary(): string {
+    if (this.summaryCache !== null) return this.summaryCache;
     const states = [...this.wanted.values()].map((w) => (w.get('@nerdr_state') ?? 'unknown') as AgentState);
-    return supervisedSummary(summaryText(states, this.summaryLooks, this.summaryBg) + this.summarySuffix, states.length, this.offline, this.summaryBg);
+    this.summaryCache = supervisedSummary(summaryText(states, this.summaryLooks, this.summaryBg) + this.summarySuffix, states.length, this.offline, this.summaryBg);
+    return this.summaryCache;
   }
 
   dispose(): void {
@@ -213,9 +226,16 @@ export class LightsWriter {
 
   private diff(): [string, string, string, number][] {
     const out: [string, string, string, number][] = [];
-    for (const [win, opts] of this.wanted) {
+    for (const win of this.dirty) {
+      const opts = this.wanted.get(win);
       const have = this.applied.get(win);
-      for (const [opt, value] of opts) if (have?.get(opt) !== value) out.push([win, opt, value, this.versions.get(`${win} ${opt}`) ?? 0]);
+      let pending = false;
+      for (const [opt, value] of opts ?? []) {
+        if (have?.get(opt) === value) continue;
+        out.push([win, opt, value, this.versions.get(`${win} ${opt}`) ?? 0]);
+        pending = true;
+      }
+      if (!pending) this.dirty.delete(win);
     }
     return out;
   }

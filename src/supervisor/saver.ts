@@ -1,5 +1,6 @@
 // Saved sessions for `nerdr restore`: every user session's agent windows, written a second after a
-// change (coalesced), through the store that keeps snapshots (src/store/sessions.ts).
+// change (coalesced) when what is saved of them changed, through the store that keeps snapshots
+// (src/store/sessions.ts).
 
 import type { Reply } from '../tmux/client.js';
 import { command } from '../tmux/quote.js';
@@ -27,11 +28,28 @@ export class SessionSaver {
   private timer: Timer | null = null;
   /** Sessions saved by this supervisor: one that loses its last agent is saved empty. */
   private readonly saved = new Set<string>();
+  /**
+   * The windows each session was last written with: a change of a window's state (most changes)
+   * alters nothing saved, and writing the same windows again cost a file lock, a read, two
+   * validations and two fsyncs per second with a hundred busy windows (docs/performance.md).
+   */
+  private readonly written = new Map<string, string>();
+  /** What the last save took of each window: a change that alters none of it schedules nothing. */
+  private records = new Map<WatchedAgent, string>();
 
   constructor(
     private readonly store: SessionStore,
     private readonly deps: SaverDeps,
   ) {}
+
+  /**
+   * A window changed (`present`: it is still watched): saved a second later if what is saved of
+   * it changed. A state change alone saves nothing, and costs no walk over every window.
+   */
+  changed(a: WatchedAgent, present: boolean): void {
+    if (present && this.records.get(a) === JSON.stringify(this.windowsOf(a))) return;
+    this.schedule();
+  }
 
   schedule(): void {
     if (this.timer || this.deps.stopping()) return;
@@ -46,6 +64,31 @@ export class SessionSaver {
     this.timer = null;
   }
 
+  /** What is saved of a window, in each session it is linked into. */
+  private windowsOf(a: WatchedAgent): { session: string; window: SavedWindow }[] {
+    const v = a.arbiter.view();
+    return a.links.map((l) => ({
+      session: l.session,
+      window: {
+        agent: a.agent,
+        name: a.name,
+        index: l.index,
+        cwd: a.cwd,
+        args: a.args,
+        argv: a.argv,
+        conversationId: a.hibernation?.conversationId ?? v.conversationId,
+        conversationFrom: a.hibernation ? 'launch' : v.conversationFrom,
+        // one being typed in is not saved: restore must not queue it again
+        queue: this.deps.messages.queue(a).messages.filter((m) => m.typingAt === null).map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt })),
+        worktree: a.worktree,
+        branch: a.branch,
+        base: a.base,
+        ...(a.probed ? { idleAfterMs: a.idleAfterMs } : {}),
+        ...(a.hibernation ? { hibernated: { since: a.hibernation.since, screen: a.hibernation.screen, rssKb: a.hibernation.rssKb } } : {}),
+      },
+    }));
+  }
+
   /**
    * Writes every user session's agent windows (the store keeps snapshots). A session this
    * supervisor saved before and that now has no agent is saved empty only while tmux still has it:
@@ -53,30 +96,17 @@ export class SessionSaver {
    */
   async save(): Promise<void> {
     const bySession = new Map<string, SavedWindow[]>();
+    const records = new Map<WatchedAgent, string>();
     for (const a of this.deps.agents()) {
-      const v = a.arbiter.view();
-      for (const l of a.links) {
-        const list = bySession.get(l.session) ?? [];
-        list.push({
-          agent: a.agent,
-          name: a.name,
-          index: l.index,
-          cwd: a.cwd,
-          args: a.args,
-          argv: a.argv,
-          conversationId: a.hibernation?.conversationId ?? v.conversationId,
-          conversationFrom: a.hibernation ? 'launch' : v.conversationFrom,
-          // one being typed in is not saved: restore must not queue it again
-          queue: this.deps.messages.queue(a).messages.filter((m) => m.typingAt === null).map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt })),
-          worktree: a.worktree,
-          branch: a.branch,
-          base: a.base,
-          ...(a.probed ? { idleAfterMs: a.idleAfterMs } : {}),
-          ...(a.hibernation ? { hibernated: { since: a.hibernation.since, screen: a.hibernation.screen, rssKb: a.hibernation.rssKb } } : {}),
-        });
-        bySession.set(l.session, list);
+      const windows = this.windowsOf(a);
+      records.set(a, JSON.stringify(windows));
+      for (const { session, window } of windows) {
+        const list = bySession.get(session) ?? [];
+        list.push(window);
+        bySession.set(session, list);
       }
     }
+    this.records = records;
     for (const s of this.saved) {
       if (bySession.has(s)) continue;
       const still = await new Promise<boolean>((resolve) =>
@@ -88,9 +118,12 @@ export class SessionSaver {
     for (const [session, windows] of bySession) {
       try {
         windows.sort((x, y) => x.index - y.index);
+        const content = JSON.stringify(windows);
+        if (this.written.get(session) === content) continue;
         const first = !this.saved.has(session);
         this.store.save({ version: 1, server: this.deps.tmuxSocket, session, savedAt, windows }, { snapshot: first ? 'always' : 'when-due' });
         this.saved.add(session);
+        this.written.set(session, content);
       } catch (err) {
         this.deps.log('error', `cannot save session ${session}: ${(err as Error).message}`);
       }

@@ -219,7 +219,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       clock: this.clock,
       log: opts.log,
     });
-    this.on('change', () => this.saver.schedule());
+    this.on('change', (a) => this.saver.changed(a, this.agents.get(a.paneId) === a));
     this.statusFiles = new AgentStatusWatcher({
       clock: this.clock,
       log: opts.log,

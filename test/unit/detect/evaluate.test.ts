@@ -123,6 +123,30 @@ describe('slow-rule guard', () => {
     expect(real.cost).not.toBe(real.now);
   });
 
+  it('times rules with the wall clock, and with CPU time only after a wall time over the limit', () => {
+    const m = manifest(rule('r', 'contains = ["x"]', 'state = "working"'));
+    const warnings: string[] = [];
+    let wall = 0;
+    let costReads = 0;
+    // stopped during every evaluation: the wall clock jumps 7 s, the CPU spent is nothing
+    const stopped = new RuleGuard('t', { wall: () => (wall += 7000), cost: () => (costReads++, 0), onWarning: (w) => warnings.push(w) });
+    for (let i = 0; i < 25; i++) expect(evaluate(m, { text: 'x\n' }, { guard: stopped }).rule).toBe('r');
+    expect(warnings).toEqual([]);
+    // every other evaluation asks the CPU clock: the one after a slow wall time
+    expect(costReads).toBe(2 * 12);
+    // a rule slow in CPU time too: one wall reading makes it a suspect, three CPU ones disable it
+    let cpu = 0;
+    const slow = new RuleGuard('t', { wall: () => (wall += 30), cost: () => (cpu += 30), onWarning: (w) => warnings.push(w) });
+    for (let i = 0; i < 4; i++) expect(evaluate(m, { text: 'x\n' }, { guard: slow }).rule).toBe('r');
+    expect(evaluate(m, { text: 'x\n' }, { guard: slow }).disabledRules).toEqual(['r']);
+    expect(warnings).toHaveLength(1);
+    // fast on the wall clock: the CPU clock is never read
+    let reads = 0;
+    const fast = new RuleGuard('t', { wall: () => 0, cost: () => (reads++, 0) });
+    for (let i = 0; i < 10; i++) evaluate(m, { text: 'x\n' }, { guard: fast });
+    expect(reads).toBe(0);
+  });
+
   it('one slow evaluation (a GC pause, a preempted process) is not enough', () => {
     const m = manifest(rule('r', 'contains = ["x"]', 'state = "working"'));
     const samples = [1, 1, 80, 1, 1, 1];

@@ -60,20 +60,39 @@ describe('PaneProber', () => {
     const t0 = c.t;
     let step = p.output(); // quiet before: opens
     expect(step.probeAt).toBe(t0);
-    runUntil(p, c, t0 + 1000, () => shell, step);
-    // continuous output: no new window while this one runs
+    // a lone line: one probe, the window's next waits for more output
+    expect(runUntil(p, c, t0 + 1000, () => shell, step).probes.map((t) => t - t0)).toEqual([0]);
+    // more output: the probe it was owed (500 ms after the last) is due at once
     c.t = t0 + 1200;
     step = p.output();
-    expect(step.probeAt).toBe(t0 + 1500);
-    const r = runUntil(p, c, t0 + 9000, () => shell, step);
-    expect(r.probes.map((t) => t - t0)).toEqual([1500, 3500, 5500, 7500]);
-    // output again at 9 s after 7.8 s of quiet, the window being over → a new one
+    expect(step.probeAt).toBe(t0 + 500);
+    expect(runUntil(p, c, t0 + 3900, () => shell, step).probes.map((t) => t - t0)).toEqual([1200]);
+    // output that goes on: the window's cadence (2 s steps after its first 1.5 s) until 8 s
+    c.t = t0 + 4000;
+    step = p.output();
+    let r = runUntil(p, c, t0 + 4100, () => shell, step);
+    expect(r.probes.map((t) => t - t0)).toEqual([4000]);
+    c.t = t0 + 4100;
+    step = p.output();
+    r = runUntil(p, c, t0 + 9000, () => shell, step);
+    expect(r.probes.map((t) => t - t0)).toEqual([6000]);
+    // output again at 9 s after 4.9 s of quiet, the window being over → a new one
     c.t = t0 + 9000;
     expect(p.output().probeAt).toBe(t0 + 9000);
-    // and 1 s later, more output: window still fresh → nothing new, next is the window's cadence
+    // and 0.1 s later, more output: window still fresh → nothing new, next is the window's cadence
     runUntil(p, c, t0 + 9000, () => shell, p.step());
     c.t = t0 + 9100;
     expect(p.output().probeAt).toBe(t0 + 9500);
+  });
+
+  it('a window opened by a foreground change probes on its cadence without output', () => {
+    const c = new Clock();
+    const p = new PaneProber({ clock: c.now });
+    runUntil(p, c, c.t + 100, () => shell, p.start());
+    const t0 = c.t;
+    p.output(); // a line first: the change still opens a full window
+    const r = runUntil(p, c, t0 + 20_000, () => other(), p.foregroundChanged());
+    expect(r.probes.map((t) => t - t0)).toEqual([0, 500, 1000, 1500, 3500, 5500, 7500]);
   });
 
   it('busy output (never 2 s of quiet) does not reopen a window once the first is over', () => {
@@ -88,8 +107,9 @@ describe('PaneProber', () => {
       step = p.output();
     }
     probes.push(...runUntil(p, c, t0 + 25_000, () => shell, step).probes);
-    expect(probes.map((t) => t - t0)).toEqual([0, 500, 1000, 1500, 3500, 5500, 7500]);
-    expect(p.step().probeAt).toBe(t0 + 7500 + 30_000); // the periodic probe
+    // a line a second: each probe waits for a line, on the window's cadence (500 ms, 2 s after 1.5 s) until 8 s
+    expect(probes.map((t) => t - t0)).toEqual([0, 1000, 2000, 4000, 6000, 8000]);
+    expect(p.step().probeAt).toBe(t0 + 8000 + 30_000); // the periodic probe
   });
 
   it('a user starting claude by hand: agent-start, then 5 s probes; back to the shell: agent-exit', () => {
