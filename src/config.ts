@@ -36,7 +36,7 @@ export interface NerdrConfig {
   /**
    * `[agents] on_limit`: what nerdr does once an agent's usage limit resets: "wait" (only shows
    * it) or "resume" (types `limit_message` into it, before anything else queued).
-   * docs/lifecycle-limits.md.
+   * docs/lifecycle.md.
    */
   onLimit: OnLimit;
   /** `[agents] limit_message`: the message typed with on_limit = "resume". */

@@ -27,7 +27,7 @@ export const DEFAULT_LOOKS: Record<Kind, Look> = {
   done: { glyph: '●', color: 'green,bold' },
   idle: { glyph: '○', color: 'colour245' },
   unknown: { glyph: '◌', color: 'colour245' },
-  // at its usage limit until the reset (docs/lifecycle-limits.md): a clock face, in no colour of the others
+  // at its usage limit until the reset (docs/lifecycle.md): a clock face, in no colour of the others
   limited: { glyph: '◷', color: 'blue,bold' },
   exited: { glyph: '✕', color: 'colour240' },
   stalled: { glyph: '⏸', color: 'magenta' },

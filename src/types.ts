@@ -6,7 +6,7 @@ export type EngineState = 'idle' | 'working' | 'blocked' | 'unknown';
 
 /**
  * Published states of an agent (docs/state-rules.md). `exited` is shown when the process ended;
- * `limited` while the agent is at its plan's usage limit (docs/lifecycle-limits.md);
+ * `limited` while the agent is at its plan's usage limit (docs/lifecycle.md);
  * `hibernated` when nerdr stopped it to wake it later in its conversation (docs/lifecycle.md).
  */
 export type AgentState = 'working' | 'blocked' | 'done' | 'idle' | 'unknown' | 'limited' | 'exited' | 'hibernated';

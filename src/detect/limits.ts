@@ -1,5 +1,5 @@
 // Usage limits: an agent's own words for "you hit your plan's limit", read from its screen or a
-// hook's message, and the reset time they name (docs/lifecycle-limits.md). Pure: the time is
+// hook's message, and the reset time they name (docs/lifecycle.md). Pure: the time is
 // passed in, nothing here throws; a reset it cannot read is null ("unknown reset").
 //
 // Each agent's wording lives with its integration (`usageLimit`, src/integrations/<agent>.ts);

@@ -199,7 +199,7 @@ export interface AgentIntegration {
   enterDelayMs: number;
   /**
    * How it says that it hit its usage limit, and when the limit resets (src/detect/limits.ts;
-   * docs/lifecycle-limits.md); absent: nerdr does not know its wording.
+   * docs/lifecycle.md); absent: nerdr does not know its wording.
    */
   usageLimit?: LimitWording;
 }

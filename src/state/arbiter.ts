@@ -46,7 +46,7 @@ export interface LimitSeen {
   key?: string;
 }
 
-/** The usage limit an agent is at (docs/lifecycle-limits.md). */
+/** The usage limit an agent is at (docs/lifecycle.md). */
 export interface LimitFact {
   words: string;
   /** When it resets (epoch ms), or null when the agent did not say or nerdr could not read it. */
@@ -302,7 +302,7 @@ export class Arbiter {
   /** A turn end hook came late for a turn the status file had ended: publish it as a completion. */
   private lateCompletion = false;
 
-  // the usage limit (docs/lifecycle-limits.md)
+  // the usage limit (docs/lifecycle.md)
   private limit: LimitFact | null = null;
   /** The last limit sighting taken from the screen: seen again, it is not news. */
   private limitKey: string | null = null;

@@ -480,7 +480,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /**
    * An agent's usage limit reset: with `[agents] on_limit = "resume"` its message goes first in
    * the queue (before what was queued), typed in as any message is: at the prompt, never into a
-   * dialog (docs/lifecycle-limits.md).
+   * dialog (docs/lifecycle.md).
    */
   private limitReset(a: WatchedAgent, l: { words: string; resetAt: number }): void {
     const { onLimit, message } = (this.opts.onLimit ?? configOnLimit)();

@@ -1,4 +1,4 @@
-// Usage limits with a real agent (docs/lifecycle-limits.md): the fake model server answers as the
+// Usage limits with a real agent (docs/lifecycle.md): the fake model server answers as the
 // real service does once the plan is exhausted (USAGE_LIMIT, src/selftest/fake/common.ts), the
 // agent shows its own words for it, and nerdr says `limited` with the reset the agent named:
 // in `ls --json`, `explain`, `wait --until limited`, the light. With `[agents] on_limit =

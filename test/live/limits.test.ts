@@ -1,4 +1,4 @@
-// Usage limits through the real CLI on a real tmux (docs/lifecycle-limits.md): a window showing
+// Usage limits through the real CLI on a real tmux (docs/lifecycle.md): a window showing
 // Codex's real screen at its usage limit (test/fixtures/screens/codex/captured-limited.txt, drawn
 // by helpers/fake-agent.js as `codex` on PATH, started with `nerdr new codex`, its reset moved to
 // under a minute and a half from now) is `limited` with that reset in `ls` (and --json),

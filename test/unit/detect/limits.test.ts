@@ -1,5 +1,5 @@
 // Usage limits: each agent's wording and reset format as its shipped code writes them (Claude
-// Code 2.1.197's bundle, Codex 0.171.0's binary and source: docs/lifecycle-limits.md), read by
+// Code 2.1.197's bundle, Codex 0.171.0's binary and source: docs/lifecycle.md), read by
 // src/detect/limits.ts. Relative and absolute times, zones, and what cannot be read: never a
 // throw, an unknown reset (null).
 

@@ -1,4 +1,4 @@
-// The arbiter and usage limits (docs/lifecycle-limits.md): `limited` with the reset time, from a
+// The arbiter and usage limits (docs/lifecycle.md): `limited` with the reset time, from a
 // hook's failed turn or a sighting on screen; idle once the reset passes (handed out once, for
 // `[agents] on_limit = "resume"`), ended early by new work; kept across a supervisor restart.
 
