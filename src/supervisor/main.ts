@@ -180,7 +180,12 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   sup.on('exit', () => void finish(0, sup.stopCause === 'lost-tmux', sup.stopCause === 'lost-tmux' ? 'lost its tmux control client' : ''));
   process.on('SIGTERM', () => void finish(0));
   process.on('SIGINT', () => void finish(0));
-  process.on('SIGHUP', () => undefined);
+  // in tmux's holder pane a hangup is the pane closing: a `supervisor stop` that landed while tmux
+  // was reviving this one closed it (CI saw the revived supervisor run on without a holder);
+  // elsewhere a closed terminal is no reason to stop
+  process.on('SIGHUP', () => {
+    if (holderPane) void finish(0, false, 'its holder pane was closed');
+  });
   process.on('uncaughtException', (err) => {
     log('error', `uncaught: ${err.stack ?? err.message}`);
     void finish(1, true, `uncaught: ${err.message.split('\n')[0]!.slice(0, 200)}`);
