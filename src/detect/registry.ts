@@ -64,6 +64,7 @@ export class ManifestRegistry extends EventEmitter {
   private readonly guardOpts: Omit<RuleGuardOptions, 'onWarning'>;
   private watcher: FSWatcher | undefined;
   private programs: Map<string, string> | undefined;
+  private readonly rechecks = new Set<NodeJS.Timeout>();
 
   constructor(opts: RegistryOptions = {}) {
     super();
@@ -230,14 +231,54 @@ export class ManifestRegistry extends EventEmitter {
       ignored: (p: string) => !relevant(path.resolve(p)),
     });
     this.watcher = watcher;
-    watcher.on('all', (_event, p) => {
+    watcher.on('all', (event, p) => {
+      if (event === 'addDir') this.recheckNewFolder(targets);
       if (p.endsWith('.toml') || targets.includes(path.resolve(p))) this.reload(p);
     });
     watcher.on('error', (e) => this.onWarning(`manifest watcher: ${(e as Error).message}`));
     await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   }
 
+  /**
+   * chokidar lists a new folder and only then watches it: a file made in between (`mkdir -p
+   * agent-detection && cp demo.toml agent-detection/`) raises no event, and the reload the folder's
+   * own event made has already read it empty. So the folders are listed again a little later,
+   * once the watch is in place, and reloaded if their manifests differ from that reload's.
+   */
+  private recheckNewFolder(targets: string[]): void {
+    const listing = (): string =>
+      targets
+        .flatMap((dir) => {
+          try {
+            return fs
+              .readdirSync(dir)
+              .filter((f) => f.endsWith('.toml'))
+              .map((f) => {
+                const st = fs.statSync(path.join(dir, f), { throwIfNoEntry: false });
+                return `${dir}/${f}:${st?.mtimeMs ?? 0}:${st?.size ?? 0}`;
+              });
+          } catch {
+            return [];
+          }
+        })
+        .join('\n');
+    let seen = listing();
+    for (const ms of [100, 1000, 5000]) {
+      const t = setTimeout(() => {
+        this.rechecks.delete(t);
+        const now = listing();
+        if (!this.watcher || now === seen) return;
+        seen = now;
+        this.reload(targets[0] ?? '');
+      }, ms);
+      t.unref();
+      this.rechecks.add(t);
+    }
+  }
+
   async close(): Promise<void> {
+    for (const t of this.rechecks) clearTimeout(t);
+    this.rechecks.clear();
     const w = this.watcher;
     this.watcher = undefined;
     if (w) await w.close();

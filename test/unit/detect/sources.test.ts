@@ -172,4 +172,30 @@ describe('live reload', () => {
       await r.close();
     }
   });
+
+  it('sees a file written the moment its new folder appears (chokidar lists a new folder before it watches it)', async () => {
+    // `mkdir -p …/agent-detection && cp demo.toml …`: chokidar lists a new folder, then starts
+    // watching it; a file made between the two raised no event. The registry had reloaded on the
+    // folder's event and kept the bundled manifest until the next change.
+    let rounds = 0;
+    for (let round = 0; round < 30; round++) {
+      fs.mkdirSync(path.dirname(nerdrDir()), { recursive: true });
+      const r = registry();
+      await r.watch();
+      try {
+        const folderSeen = new Promise<void>((resolve) => r.once('change', () => resolve()));
+        fs.mkdirSync(nerdrDir());
+        await folderSeen;
+        expect(r.get('claude')!.source).toBe('bundled'); // cached until the next change
+        await new Promise((res) => setImmediate(res));
+        fs.writeFileSync(path.join(nerdrDir(), 'claude.toml'), manifestText('claude', `9.${round}`));
+        await waitFor(() => r.get('claude')!.version === `9.${round}`);
+        rounds++;
+      } finally {
+        await r.close();
+        fs.rmSync(path.join(home, '.config'), { recursive: true, force: true });
+      }
+    }
+    expect(rounds).toBe(30);
+  }, 120_000);
 });
