@@ -46,8 +46,16 @@ function envArgs(env: Record<string, string>): string[] {
  * terminal aborts on exit when that terminal is gone.
  */
 export function holderArgv(node: string, bin: string, socket: string, log: string): string[] {
-  return ['/bin/sh', '-c', 'l=$1; shift; "$@" </dev/null >>"$l" 2>&1', 'nerdr-supervisor', log, node, bin, '-S', socket, 'supervise', '--holder'];
+  return ['/bin/sh', '-c', 'l=$1; shift; "$@" </dev/null >>"$l" 2>&1', 'nerdr-supervisor', log, node, ...SUPERVISOR_NODE_FLAGS, bin, '-S', socket, 'supervise', '--holder'];
 }
+
+/**
+ * V8's flags for the supervisor. Its heap is a few MB of long-lived objects (mirrors, manifests)
+ * and a stream of short-lived strings from tmux; V8's default young generation grows to 32 MB of
+ * RSS for that stream alone. A 1 MB semi-space and V8's size-first tiering keep a supervisor with
+ * 101 agent windows under 100 MB at the same CPU: docs/performance.md, "A hundred agents".
+ */
+export const SUPERVISOR_NODE_FLAGS = ['--max-semi-space-size=1', '--optimize-for-size'];
 
 /** tmux's argv (after `-S socket`) that makes the holder window running `argv`. */
 export function newHolderArgs(env: Record<string, string>, argv: string[]): string[] {

@@ -22,7 +22,7 @@ describe('the holder pane', () => {
     const argv = holderArgv('/usr/bin/node', '/x/bin/nerdr.js', '/tmp/tmux-0/a b;c', '/s/core.log');
     expect(argv.slice(0, 2)).toEqual(['/bin/sh', '-c']);
     expect(argv[2]).not.toContain('/s/core.log');
-    expect(argv.slice(4)).toEqual(['/s/core.log', '/usr/bin/node', '/x/bin/nerdr.js', '-S', '/tmp/tmux-0/a b;c', 'supervise', '--holder']);
+    expect(argv.slice(4)).toEqual(['/s/core.log', '/usr/bin/node', '--max-semi-space-size=1', '--optimize-for-size', '/x/bin/nerdr.js', '-S', '/tmp/tmux-0/a b;c', 'supervise', '--holder']);
   });
 
   it('hands the environment on without tmux variables or a window secret', () => {
