@@ -21,9 +21,18 @@ export const HOLDER_WINDOW = '_supervisor';
 /** Set on the holder's window; `nerdr doctor` and the CLI find it by this. */
 export const HOLDER_OPTION = '@nerdr_holder';
 
+/**
+ * glibc's malloc for the supervisor, unless the caller set it: blocks of 64 KiB and more (Node's
+ * socket read buffers, xterm's buffers while 100 windows open at once) are mapped and unmapped
+ * whole. glibc's default raises that threshold to the largest block freed, after which such
+ * blocks come from the main heap, whose high-water mark is never returned: 38 MB of it stayed
+ * after 101 windows opened, 15 MB with this (docs/performance.md, "A hundred agents").
+ */
+export const SUPERVISOR_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '65536' };
+
 /** The environment the supervisor is started (and respawned) with: the caller's, less tmux's own. */
 export function holderEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = { ...SUPERVISOR_ENV };
   for (const [k, v] of Object.entries(env)) {
     if (typeof v !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) || v.includes('\0')) continue;
     // a window's secret stays with its window (the hook is readable with show-hooks)

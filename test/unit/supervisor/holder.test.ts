@@ -27,7 +27,8 @@ describe('the holder pane', () => {
 
   it('hands the environment on without tmux variables or a window secret', () => {
     const env = holderEnvironment({ PATH: '/bin', TMUX: 'x', TMUX_PANE: '%1', NERDR_TAB: 's3cret', NERDR_STATE_DIR: '/st', 'BAD-NAME': '1', NUL: 'a\0b' });
-    expect(env).toEqual({ PATH: '/bin', NERDR_STATE_DIR: '/st' });
+    expect(env).toEqual({ PATH: '/bin', NERDR_STATE_DIR: '/st', MALLOC_MMAP_THRESHOLD_: '65536' });
+    expect(holderEnvironment({ MALLOC_MMAP_THRESHOLD_: '131072' })).toEqual({ MALLOC_MMAP_THRESHOLD_: '131072' });
     const args = newHolderArgs(env, ['sh', '-c', 'x']);
     expect(args.slice(args.indexOf('--'))).toEqual(['--', 'sh', '-c', 'x']);
     expect(args).toContain('PATH=/bin');
