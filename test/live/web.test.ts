@@ -71,7 +71,7 @@ describe.skipIf(!CHROMIUM)('nerdr web: the page in chromium, over an inbox of th
     expect(await page.locator('.name').textContent()).toBe('api <b>bold</b>');
     expect(await page.locator('button.deny').textContent()).toBe('2. <i>No</i>');
     expect(await page.locator('main img, main script, main b, main i').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     // the address bar lost the token: the cookie carries the session
     expect(page.url()).toBe(server.url.replace(/\?token=.*$/, ''));
     await page.close();

@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serverFiles } from '../../../src/paths.js';
+import type { AgentRow } from '../../../src/protocol/rows.js';
 import { request, SocketRequestError } from '../../../src/supervisor/socket/index.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -196,20 +197,8 @@ export interface LiveEnv {
   cleanup(): Promise<void>;
 }
 
-/** The fields of `nerdr ls --json` rows the live tests read. */
-export interface AgentRowLike {
-  name: string;
-  agent: string;
-  state: string;
-  session: string;
-  window: string;
-  windowIndex: number | null;
-  pane: string;
-  cwd: string;
-  id: string;
-  exitStatus: string | null;
-  [key: string]: unknown;
-}
+/** A row of `nerdr ls --json`: the wire type, and whatever else a test looks for in it. */
+export type AgentRowLike = AgentRow & Record<string, unknown>;
 
 export interface StartOptions {
   /** Session name; default `user`. */

@@ -11,13 +11,13 @@ import { parseConfig, type FleetHost } from '../../../src/config.js';
 
 class FakeProc implements FleetProcess {
   lines: ((l: string) => void)[] = [];
-  exits: ((code: number | null, signal: string | null, stderr: string) => void)[] = [];
+  exits: ((code: number | null, signal: string | null, stderr: string, lineOver?: number | null) => void)[] = [];
   killed = false;
   constructor(readonly argv: string[]) {}
   onLine(fn: (l: string) => void): void {
     this.lines.push(fn);
   }
-  onExit(fn: (code: number | null, signal: string | null, stderr: string) => void): void {
+  onExit(fn: (code: number | null, signal: string | null, stderr: string, lineOver?: number | null) => void): void {
     this.exits.push(fn);
   }
   kill(): void {
@@ -202,7 +202,7 @@ describe('ssh', () => {
     const r = rig();
     r.link.start();
     r.last().say({ type: 'resync', at: 1, agents: [] });
-    for (const f of r.last().exits) f(null, 'SIGTERM', '', 1024);
+    for (const f of r.last().exits) f(null, 'SIGTERM', '', 4 * 1024 * 1024);
     expect(r.link.status().error?.kind).toBe('line-too-long');
     r.clock.advance(BACKOFF_FIRST_MS);
     expect(r.procs).toHaveLength(2);

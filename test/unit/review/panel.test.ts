@@ -27,6 +27,7 @@ function data(over: Partial<ReviewData> = {}): ReviewData {
     files: [file({ kind: 'staged', path: 'src/s.ts', status: 'A' }), file({ path: 'src/u.ts', added: 3, removed: 0 }), file({ kind: 'untracked', path: 'new.md', status: '?' })],
     steps: [{ kind: 'step', time: 't1', text: 'look at the loop', file: '/repo/src/u.ts', line: 40 }],
     why: [{ kind: 'why', time: 't2', text: 'because the old loop was quadratic', file: null, line: null }],
+    shared: [],
     tookMs: 1,
     ...over,
   };

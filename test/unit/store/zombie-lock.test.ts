@@ -30,7 +30,7 @@ describe.skipIf(!onLinux)('pidAlive and zombies', () => {
   async function zombie(): Promise<number> {
     const parent = spawn('/bin/sh', ['-c', '(read x <&3) & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore', 'pipe'] });
     cleanup.push(() => parent.kill('SIGKILL'));
-    const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+    const pid = await new Promise<number>((resolve) => parent.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
     const comm = (p: number): string => {
       try {
         return readFileSync(`/proc/${p}/comm`, 'utf8').trim();

@@ -186,7 +186,7 @@ describe('hibernate and wake on the fake tmux', () => {
     const first = r.sup.wake(a, { why: 'test' });
     const second = r.sup.wake(a, { why: 'test again' });
     expect(second).toBe(first);
-    let w: Awaited<typeof first> | null = null;
+    let w = null as Awaited<typeof first> | null; // set in a callback: not narrowed to null
     void first.then((x) => (w = x));
     for (let i = 0; i < 100 && !w; i++) await r.wait(100);
     if (!w) throw new Error('the wake did not end');

@@ -143,7 +143,7 @@ describe('OnEvents', () => {
     r.see({ state: 'working', stateSince: 1 });
     r.see({ stateSince: 2 });
     r.see({ stateSince: 2 });
-    r.see({ stateSince: 2 }, { tokens: 5 } as Partial<AgentRow>);
+    r.see({ stateSince: 2 }, { tokens: 5 } as unknown as Partial<AgentRow>);
     expect(r.children).toHaveLength(1);
     r.see({ state: 'working', stateSince: 3 });
     r.see({ stateSince: 4 });

@@ -115,7 +115,7 @@ describe('the shell hook and the reader', () => {
     new SpoolReader<string>({
       dir: spool,
       authenticate: (s) => windows[s] ?? null,
-      apply: (h) => applied.push(h),
+      apply: (h) => void applied.push(h),
       startedAt: (w) => starts[w] ?? null,
       describe: (w) => w,
       log: (_l, m) => logs.push(m),

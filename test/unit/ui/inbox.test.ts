@@ -156,6 +156,7 @@ function open(rows: () => InboxRow[], answer?: (r: InboxRow, c: AnswerChoice) =>
     stop: async (t) => void calls.stop.push(t),
     hibernate: async () => undefined,
     wake: async () => undefined,
+    newAgent: async () => '@9',
     jump: async (r) => void calls.jump.push(r.target),
     inbox: async () => {
       calls.inbox++;

@@ -11,7 +11,7 @@ export function fakeScreen(cols = 100, rows = 30): { screen: blessed.Widgets.Scr
   output.columns = cols;
   output.rows = rows;
   output.isTTY = true;
-  const screen = blessed.screen({ input, output, terminal: 'xterm-256color', warnings: false, fullUnicode: true, autoPadding: false } as blessed.Widgets.IScreenOptions);
+  const screen = blessed.screen({ input, output, terminal: 'xterm-256color', warnings: false, fullUnicode: true, autoPadding: false } as unknown as blessed.Widgets.IScreenOptions);
   const key = (name: string, ch?: string): void => {
     const full = name;
     screen.program.emit('keypress', ch, { name, full, ch, sequence: ch ?? '', ctrl: name.startsWith('C-'), meta: false, shift: false });

@@ -37,7 +37,7 @@ afterEach(async () => {
 async function server(): Promise<(...args: string[]) => Promise<string>> {
   const name = `nerdr-test-${randomBytes(6).toString('hex')}`;
   servers.push(name);
-  const env = { ...process.env, PATH: '/usr/bin:/bin' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: '/usr/bin:/bin' };
   delete env.TMUX;
   const t = async (...args: string[]): Promise<string> => (await run('tmux', ['-L', name, '-f', '/dev/null', ...args], { env })).stdout;
   await t('new-session', '-d', '-s', 'x', '-x', '100', '-y', '30');
