@@ -22,11 +22,12 @@ export const HOLDER_WINDOW = '_supervisor';
 export const HOLDER_OPTION = '@nerdr_holder';
 
 /**
- * glibc's malloc for the supervisor, unless the caller set it: blocks of 64 KiB and more (Node's
- * socket read buffers, xterm's buffers while 100 windows open at once) are mapped and unmapped
- * whole. glibc's default raises that threshold to the largest block freed, after which such
- * blocks come from the main heap, whose high-water mark is never returned: 38 MB of it stayed
- * after 101 windows opened, 15 MB with this (docs/performance.md, "A hundred agents").
+ * glibc's malloc for the supervisor, unless the caller set it: blocks of 64 KiB and more (Node
+ * reads every pipe and socket into a fresh 64 KiB buffer) are mapped and unmapped whole. glibc's
+ * default raises that threshold to the largest block freed, after which such blocks come from the
+ * main heap, and what is left of them there pins its high-water mark: 38 MB of it stayed resident
+ * after 101 windows opened, 15 MB with this, for 7 % more CPU in a flood (docs/performance.md,
+ * "Where the memory goes").
  */
 export const SUPERVISOR_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '65536' };
 
@@ -61,8 +62,9 @@ export function holderArgv(node: string, bin: string, socket: string, log: strin
 /**
  * V8's flags for the supervisor. Its heap is a few MB of long-lived objects (mirrors, manifests)
  * and a stream of short-lived strings from tmux; V8's default young generation grows to 32 MB of
- * RSS for that stream alone. A 1 MB semi-space and V8's size-first tiering keep a supervisor with
- * 101 agent windows under 100 MB at the same CPU: docs/performance.md, "A hundred agents".
+ * RSS for that stream alone. A 1 MB semi-space and V8's size-first tiering took a supervisor with
+ * 101 claude windows from 114 – 119 MB to 98 MB at the same CPU (docs/performance.md, "Where the
+ * memory goes").
  */
 export const SUPERVISOR_NODE_FLAGS = ['--max-semi-space-size=1', '--optimize-for-size'];
 
