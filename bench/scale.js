@@ -4,7 +4,8 @@
 //                       [--latency-runs 10] [--ls-runs 10] [--mb 50] [--skip-throughput] [--skip-cmd]
 //                       [--sup-node-args '--cpu-prof --cpu-prof-dir=/tmp/prof']
 //
-// --sup-node-args: node's own flags for the supervisor (a profile), which then runs in the
+// --sup-node-args: node's own flags for the supervisor (a profile), after those the CLI gives it
+// (src/supervisor/holder.ts, with its malloc setting), which then runs in the
 // foreground as this bench's child (`nerdr supervise --foreground`; Node 20 takes no --cpu-prof
 // in NODE_OPTIONS) and ends with SIGTERM, so that it writes its profile. With a --require'd
 // script among them, the supervisor is sent SIGUSR2 as each measured spell starts and ends (to
@@ -37,7 +38,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BENCH_DIR, BenchServer, CLK_TCK, FIXTURES, NERDR_BIN, ScreenControl, StatePoller, cpuSeconds, flags, line, median, num, printJson, round, rssBytes, sleep, summary, verdict } from './lib.js';
+import { pathToFileURL } from 'node:url';
+import { BENCH_DIR, BenchServer, DIST, CLK_TCK, FIXTURES, NERDR_BIN, ScreenControl, StatePoller, cpuSeconds, flags, line, median, num, printJson, round, rssBytes, sleep, summary, verdict } from './lib.js';
 
 const f = flags();
 const N = num(f.windows, 101);
@@ -203,10 +205,17 @@ function lsWall(srv, runs, expect) {
   return summary(ms);
 }
 
-/** The supervisor in the foreground, as this process's child, started with node's flags `args`. */
+/**
+ * The supervisor in the foreground, as this process's child, started with node's flags `args`
+ * after the V8 flags and malloc setting the CLI gives it in the holder pane (from the build under
+ * test; a build before them has none), so that a profile is of the supervisor users run.
+ */
 async function startForeground(srv, args) {
   const log = typeof f['sup-log'] === 'string' ? fs.openSync(f['sup-log'], 'a') : 'ignore';
-  const child = spawn(process.execPath, [...args, NERDR_BIN, '-L', srv.name, 'supervise', '--foreground'], { env: srv.env, stdio: ['ignore', log, log] });
+  const holder = await import(pathToFileURL(path.join(DIST, 'supervisor', 'holder.js')).href);
+  const flags = holder.SUPERVISOR_NODE_FLAGS ?? [];
+  const env = { ...(holder.SUPERVISOR_ENV ?? {}), ...srv.env };
+  const child = spawn(process.execPath, [...flags, ...args, NERDR_BIN, '-L', srv.name, 'supervise', '--foreground'], { env, stdio: ['ignore', log, log] });
   srv.extraPids.add(child.pid);
   const deadline = Date.now() + 30_000;
   for (;;) {

@@ -31,7 +31,16 @@ export const HOLDER_OPTION = '@nerdr_holder';
  */
 export const SUPERVISOR_ENV: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '65536' };
 
-/** The environment the supervisor is started (and respawned) with: the caller's, less tmux's own. */
+/**
+ * V8's flags for the supervisor. Its heap is a few MB of long-lived objects (mirrors, manifests)
+ * and a stream of short-lived strings from tmux; V8's default young generation grows to 32 MB of
+ * RSS for that stream alone. A 1 MB semi-space and V8's size-first tiering took a supervisor with
+ * 101 claude windows from 114 – 119 MB to 98 MB at the same CPU (docs/performance.md, "Where the
+ * memory goes").
+ */
+export const SUPERVISOR_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--optimize-for-size'];
+
+/** The environment the supervisor is started (and respawned) with: SUPERVISOR_ENV, then the caller's, less tmux's own. */
 export function holderEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = { ...SUPERVISOR_ENV };
   for (const [k, v] of Object.entries(env)) {
@@ -58,15 +67,6 @@ function envArgs(env: Record<string, string>): string[] {
 export function holderArgv(node: string, bin: string, socket: string, log: string): string[] {
   return ['/bin/sh', '-c', 'l=$1; shift; "$@" </dev/null >>"$l" 2>&1', 'nerdr-supervisor', log, node, ...SUPERVISOR_NODE_FLAGS, bin, '-S', socket, 'supervise', '--holder'];
 }
-
-/**
- * V8's flags for the supervisor. Its heap is a few MB of long-lived objects (mirrors, manifests)
- * and a stream of short-lived strings from tmux; V8's default young generation grows to 32 MB of
- * RSS for that stream alone. A 1 MB semi-space and V8's size-first tiering took a supervisor with
- * 101 claude windows from 114 – 119 MB to 98 MB at the same CPU (docs/performance.md, "Where the
- * memory goes").
- */
-export const SUPERVISOR_NODE_FLAGS = ['--max-semi-space-size=1', '--optimize-for-size'];
 
 /** tmux's argv (after `-S socket`) that makes the holder window running `argv`. */
 export function newHolderArgs(env: Record<string, string>, argv: string[]): string[] {
