@@ -234,6 +234,10 @@ describe.skipIf(!tmuxAvailable)('foundation: one tmux server, the real CLI', () 
   it('the mirror equals capture-pane -p (right-trimmed) for a demo window', async () => {
     const pane = await paneOf(env, demo);
     // type something so the screen is not only the start screen
+    // what the agent was doing, and the screen both last showed, for a timeout's message (a full
+    // live run on 3.7c once timed out with the two equal and the typed text on neither)
+    const before = (await row(env, demo))?.state;
+    let screen = '';
     await env.tmuxOk('send-keys', '-t', pane, '-l', 'mirror check ✓ 漢字');
     await waitFor(
       async () => {
@@ -242,10 +246,13 @@ describe.skipIf(!tmuxAvailable)('foundation: one tmux server, the real CLI', () 
         const cap = await env.tmuxOk('capture-pane', '-p', '-t', pane);
         const [a, b] = [normalize(r.stdout), normalize(cap)];
         if (a !== b) throw new Error(`differs:\n--- nerdr read\n${a}\n--- capture-pane\n${b}`);
+        screen = a;
         return a.includes('mirror check ✓ 漢字');
       },
       { what: 'nerdr read to equal capture-pane', timeoutMs: 10_000, intervalMs: 200 },
-    );
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; the demo agent was ${before} when the text was typed; both screens:\n${screen}`);
+    });
   });
 
   it('the agent exits: state exited (with its status), the window stays', async () => {
