@@ -16,6 +16,13 @@ export interface LimitWording {
   /** Only the last this many non-blank rows of the screen are read (the newest output, above the prompt). */
   bottomRows: number;
   /**
+   * A word, without spaces, that every match of `patterns` contains (Claude's "limit" or
+   * "credits"): a screen with no row holding it is not read further. Paragraphs join rows with a
+   * space, so such a word in a paragraph is always within one row. Evaluation reads the limit
+   * on every screen change; this keeps that to one search a row (docs/performance.md).
+   */
+  cue: RegExp;
+  /**
    * The agent's own dialog about its limit (Claude's "What do you want to do? ❯ 1. Stop and wait
    * for limit to reset"), matched against the screen's text: while the limit lasts it is part of
    * it (limited, not blocked); once the limit resets, `dismissKeys` close it before "resume"
@@ -93,6 +100,7 @@ export function readLimitText(wording: LimitWording, text: string, now: number, 
 
 /** The newest limit on a screen (its last matching paragraph), or null. */
 export function readLimitScreen(wording: LimitWording, rows: readonly string[], now: number, localZone?: string): LimitSighting | null {
+  if (!rows.some((r) => wording.cue.test(r))) return null;
   const paras = paragraphs(rows, wording.bottomRows);
   for (let i = paras.length - 1; i >= 0; i--) {
     const l = readLimitText(wording, paras[i]!, now, localZone);

@@ -45,6 +45,7 @@ export const CLAUDE_USAGE_LIMIT: LimitWording = {
     new RegExp(String.raw`(?:Claude )?[\w-]*\s*(?:usage )?limit reached(?:\s*[·∙]\s*resets |\.? Your limit will reset at )${CLAUDE_RESET}`),
   ],
   bottomRows: 12,
+  cue: /limit|credits/,
   // 2.1.197 opens it by itself right after the limit (/rate-limit-options): "Stop and wait for
   // limit to reset", "Upgrade your plan"; Esc cancels it (test/fixtures/screens/claude/captured-limited-options.txt)
   dialog: { text: /What do you want to do\?[\s\S]{0,400}Stop and wait for limit to reset/, dismissKeys: ['Escape'] },

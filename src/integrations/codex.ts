@@ -357,6 +357,7 @@ export async function planCodex(p: PlanInput): Promise<LaunchPlan> {
 export const CODEX_USAGE_LIMIT: LimitWording = {
   patterns: [/You['’]ve hit your usage limit(?: for [^.]{1,80})?\.(?:.*?[Tt]ry again at (?<reset>[^()]+?)(?=\.(?:\s|$)|$))?/],
   bottomRows: 12,
+  cue: /limit/,
 };
 
 export const codex: AgentIntegration = {

@@ -5,11 +5,60 @@ import type { ScreenSnapshot } from '../types.js';
 import { OscScanner } from './osc.js';
 import type { SeedResult } from './seed.js';
 import { useTmuxWidths } from './wcwidth.js';
-import { Terminal, type IBufferCell } from './xterm.js';
+import { Terminal, type IBufferCell, type IBufferLine } from './xterm.js';
 
 export interface MirrorOptions {
   /** Lines kept above the screen (for `renderText(lines)`); default 100. Detection needs none. */
   scrollback?: number;
+  /**
+   * Render only the rows xterm says changed (default true). false renders every row on every
+   * change: the tests compare the two.
+   */
+  incremental?: boolean;
+}
+
+/** The part of xterm's parser that tells its renderer which rows changed (not in the public API). */
+interface RowEvents {
+  onRequestRefreshRows(fn: (e: { start: number; end: number } | undefined) => void): unknown;
+  onRequestReset(fn: () => void): unknown;
+}
+
+/** xterm's own line behind a public IBufferLine (not in the public API): 3 words a cell, the first its content. */
+interface RawLine {
+  length: number;
+  _data: Uint32Array;
+  _combined: Record<number, string>;
+}
+
+function rawLine(line: IBufferLine): RawLine | null {
+  const raw = (line as unknown as { _line?: Partial<RawLine> })._line;
+  return raw && raw._data instanceof Uint32Array && typeof raw._combined === 'object' && typeof raw.length === 'number' ? (raw as RawLine) : null;
+}
+
+/**
+ * Whether `line` still reads as `prev` (a row built by translateToString(false), the Kitty
+ * placeholder a space), compared cell by cell without building the string: xterm marks every row
+ * between the cursor and the output dirty, and most of them did not change.
+ */
+function sameRow(line: RawLine, prev: string): boolean {
+  const data = line._data;
+  let p = 0;
+  for (let t = 0; t < line.length; ) {
+    const c = data[3 * t]!;
+    const cp = c & 0x1fffff;
+    if (c & 0x200000) {
+      const chars = line._combined[t] ?? '';
+      if (chars.includes(KITTY_PLACEHOLDER) || !prev.startsWith(chars, p)) return false;
+      p += chars.length;
+    } else if (cp === 0 || cp === 0x10eeee) {
+      if (prev.charCodeAt(p++) !== 0x20) return false;
+    } else if (cp > 0xffff) {
+      if (prev.codePointAt(p) !== cp) return false;
+      p += 2;
+    } else if (prev.charCodeAt(p++) !== cp) return false;
+    t += c >> 22 || 1;
+  }
+  return p === prev.length;
 }
 
 const KITTY_PLACEHOLDER = '\u{10EEEE}';
@@ -26,6 +75,17 @@ export class Mirror {
   private cachedGen = -1;
   private cachedRows: string[] = [];
   private cachedHash = 0;
+  /** Each cached row's FNV-1a hash, combined into cachedHash. */
+  private rowHashes: number[] = [];
+  /**
+   * Rows changed since they were last rendered, from xterm's own events for its renderer:
+   * [dirtyFrom, dirtyTo], or every row when allDirty. A line of output re-renders one row, not
+   * forty (docs/performance.md). Without the events (another xterm) every row is rendered.
+   */
+  private readonly incremental: boolean;
+  private allDirty = true;
+  private dirtyFrom = Number.POSITIVE_INFINITY;
+  private dirtyTo = -1;
   private checkFirstByte = false;
   private resnapshot = false;
   private disposed = false;
@@ -48,6 +108,20 @@ export class Mirror {
     });
     useTmuxWidths(this.term);
     this.cell = this.term.buffer.active.getNullCell();
+    const rowEvents = (this.term as unknown as { _core?: { _inputHandler?: Partial<RowEvents> } })._core?._inputHandler;
+    this.incremental = opts.incremental !== false && typeof rowEvents?.onRequestRefreshRows === 'function' && typeof rowEvents.onRequestReset === 'function';
+    if (this.incremental) {
+      const events = rowEvents as RowEvents;
+      events.onRequestRefreshRows((e) => {
+        if (!e) this.allDirty = true;
+        else {
+          if (e.start < this.dirtyFrom) this.dirtyFrom = e.start;
+          if (e.end > this.dirtyTo) this.dirtyTo = e.end;
+        }
+      });
+      // a full reset (RIS): xterm 6 reports its rows too; this holds should a later one not
+      events.onRequestReset(() => (this.allDirty = true));
+    }
   }
 
   get cols(): number {
@@ -77,6 +151,15 @@ export class Mirror {
     return this.resnapshot;
   }
 
+  /**
+   * Whether rows are rendered again only where they changed: xterm's row events and its lines
+   * are reachable (they are not its public API; a test says when an upgrade loses them).
+   */
+  get incrementalRows(): boolean {
+    const line = this.term.buffer.active.getLine(0);
+    return this.incremental && line !== undefined && rawLine(line) !== null;
+  }
+
   /** True when everything written so far has been parsed into the screen. */
   get isFlushed(): boolean {
     return this.pending === 0;
@@ -89,6 +172,7 @@ export class Mirror {
    */
   seed(s: SeedResult, cb?: () => void): void {
     if (s.cols !== this.term.cols || s.rows !== this.term.rows) this.resize(s.cols, s.rows);
+    this.allDirty = true;
     this.osc.resetParser();
     this.resnapshot = false;
     this.checkFirstByte = s.partial.length === 0;
@@ -135,6 +219,7 @@ export class Mirror {
     rows = Math.max(1, rows);
     if (cols === this.term.cols && rows === this.term.rows) return;
     this.term.resize(cols, rows);
+    this.allDirty = true;
     this.generation++;
   }
 
@@ -247,23 +332,38 @@ export class Mirror {
     return [Math.max(0, to - n), to];
   }
 
-  /** The screen rows, cell by cell, cached until the next change. */
+  /** The screen rows, cell by cell, cached until the next change; only changed rows are rendered again. */
   private visibleRows(): string[] {
     if (this.cachedGen === this.generation) return this.cachedRows;
     const buf = this.term.buffer.active;
     const base = buf.baseY;
-    const rows: string[] = new Array<string>(this.term.rows);
-    let h = 0x811c9dc5;
-    for (let y = 0; y < this.term.rows; y++) {
+    const n = this.term.rows;
+    const all = !this.incremental || this.allDirty || this.cachedRows.length !== n || buf.viewportY !== base;
+    const from = all ? 0 : Math.max(0, this.dirtyFrom);
+    const to = all ? n - 1 : Math.min(n - 1, this.dirtyTo);
+    this.allDirty = false;
+    this.dirtyFrom = Number.POSITIVE_INFINITY;
+    this.dirtyTo = -1;
+    // changed in place: snapshot() hands out a copy
+    const rows = all ? new Array<string>(n) : this.cachedRows;
+    if (all) this.rowHashes = new Array<number>(n);
+    for (let y = from; y <= to; y++) {
       const line = buf.getLine(base + y);
+      if (!all && line) {
+        const raw = rawLine(line);
+        if (raw && sameRow(raw, rows[y]!)) continue;
+      }
       // translateToString(false) builds a row as herdr does: an empty cell gives one space, the
       // right half of a wide character is skipped, a cell gives all its code points.
       let s = line ? line.translateToString(false) : ' '.repeat(this.term.cols);
       if (s.includes(KITTY_PLACEHOLDER)) s = s.replaceAll(KITTY_PLACEHOLDER, ' ');
       rows[y] = s;
+      let h = 0x811c9dc5;
       for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-      h = Math.imul(h ^ 0x0a, 0x01000193);
+      this.rowHashes[y] = h;
     }
+    let h = 0x811c9dc5;
+    for (let y = 0; y < n; y++) h = Math.imul(h ^ this.rowHashes[y]!, 0x01000193);
     this.cachedRows = rows;
     this.cachedHash = h >>> 0;
     this.cachedGen = this.generation;

@@ -150,6 +150,19 @@ describe('the screen', () => {
     // scrolled above the rows read: not seen
     expect(readLimitScreen(CLAUDE_USAGE_LIMIT, [...rows.slice(0, 2), ...Array.from({ length: 14 }, (_, i) => `line ${i}`)], NOW)).toBeNull();
   });
+
+  it("each wording's cue is a word all its patterns hold, so a screen without it is not read further", () => {
+    for (const w of [CLAUDE_USAGE_LIMIT, CODEX_USAGE_LIMIT]) {
+      expect(w.cue.source).not.toMatch(/\s/);
+      // a pattern added without the cue's word would never be read from a screen
+      for (const p of w.patterns) expect(p.source, p.source).toMatch(w.cue);
+    }
+    // every limit line this file reads holds it in one row, wrapped or not
+    const wrapped = ['> go', "  ⎿  You've hit your session", '     limit · resets 8pm (UTC)', '> '];
+    expect(readLimitScreen(CLAUDE_USAGE_LIMIT, wrapped, NOW)?.resetAt).toBe(utc(11, 3, 20));
+    expect(readLimitScreen(CLAUDE_USAGE_LIMIT, ["  ⎿  You're out of usage credits · resets 8pm (UTC)"], NOW)?.resetAt).toBe(utc(11, 3, 20));
+    expect(readLimitScreen(CLAUDE_USAGE_LIMIT, ['> hello', '  ⎿  all good', '> '], NOW)).toBeNull();
+  });
 });
 
 describe('captured screens (test/fixtures/screens/index.json): the real agents at their limit', () => {

@@ -204,3 +204,83 @@ describe('resize, fingerprint, rendering', () => {
     expect(m.renderText()).toBe('ABCD E\n');
   });
 });
+
+describe('incremental rows: only the rows xterm says changed are rendered again', () => {
+  /** A small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
+  function prng(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const CSI = '\x1b[';
+  /** One random piece of terminal output: text, moves, erases, scrolls, line edits, screens, resets. */
+  function piece(r: () => number, cols: number, rows: number): string {
+    const n = (k: number): number => 1 + Math.floor(r() * k);
+    const words = ['hello', '中文', '🎉', 'é', '❯ 1. Yes', '─────', 'x'.repeat(n(cols * 2)), ' '];
+    switch (Math.floor(r() * 17)) {
+      case 0: case 1: case 2: return words[Math.floor(r() * words.length)]!;
+      case 3: return '\r\n';
+      case 4: return `${CSI}${n(rows)};${n(cols)}H`;
+      case 5: return `${CSI}${Math.floor(r() * 4)}J`;
+      case 6: return `${CSI}${Math.floor(r() * 3)}K`;
+      case 7: return `${CSI}${n(3)}L`;
+      case 8: return `${CSI}${n(3)}M`;
+      case 9: return `${CSI}${n(3)}S`;
+      case 10: return `${CSI}${n(3)}T`;
+      case 11: { const top = n(rows - 1); return `${CSI}${top};${top + n(rows - top)}r`; }
+      case 12: return r() < 0.5 ? `${CSI}?1049h` : `${CSI}?1049l`;
+      case 13: return r() < 0.1 ? '\x1bc' : `${CSI}r`;
+      case 14: return `${CSI}${n(4)}@${CSI}${n(4)}P${CSI}${n(4)}X`;
+      case 15: return '\x1b7' + `${CSI}${n(rows)};1H` + 'saved' + '\x1b8';
+      default: return '\n'.repeat(n(rows + 2));
+    }
+  }
+
+  for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+    it(`random output (seed ${seed}): the same rows and fingerprint as rendering every row`, async () => {
+      const r = prng(seed);
+      const [cols, rows] = [12 + seed, 5 + (seed % 4)];
+      const inc = mk(cols, rows);
+      const full = new Mirror(cols, rows, { scrollback: 10, incremental: false });
+      mirrors.push(full);
+      for (let step = 0; step < 300; step++) {
+        let out = '';
+        for (let k = Math.floor(r() * 4); k >= 0; k--) out += piece(r, cols, rows);
+        inc.write(b(out));
+        full.write(b(out));
+        if (step % 50 === 49) {
+          // the pane was resized: both take the new size
+          inc.resize(cols + (step % 3), rows);
+          full.resize(cols + (step % 3), rows);
+        }
+        await Promise.all([inc.flushed(), full.flushed()]);
+        const [a, c] = [inc.snapshot(), full.snapshot()];
+        expect(a.rows, `seed ${seed} step ${step}: ${JSON.stringify(out)}`).toEqual(c.rows);
+        expect(inc.fingerprint()).toBe(full.fingerprint());
+      }
+    });
+  }
+
+  it("xterm's row events and lines are reachable: the incremental path is the one in use", () => {
+    expect(mk().incrementalRows).toBe(true);
+    const full = new Mirror(10, 3, { incremental: false });
+    mirrors.push(full);
+    expect(full.incrementalRows).toBe(false);
+  });
+
+  it('a snapshot taken earlier keeps its rows when later output changes the screen', async () => {
+    const m = mk(10, 3);
+    m.write(b('one\r\ntwo'));
+    await m.flushed();
+    const before = m.snapshot();
+    m.write(b('\x1b[1;1Hnew'));
+    await m.flushed();
+    expect(before.rows[0]!.trimEnd()).toBe('one');
+    expect(m.snapshot().rows[0]!.trimEnd()).toBe('new');
+  });
+});
