@@ -63,6 +63,12 @@ function sameRow(line: RawLine, prev: string): boolean {
 
 const KITTY_PLACEHOLDER = '\u{10EEEE}';
 const EMPTY = new Uint8Array(0);
+/**
+ * A write up to this size, with nothing queued before it, is parsed at once rather than on
+ * xterm's next timer: a line of output then costs the supervisor one wake-up less
+ * (docs/performance.md). Bigger writes keep xterm's own queue, which parses in time slices.
+ */
+const SYNC_WRITE_MAX = 16 * 1024;
 
 export class Mirror {
   private readonly term: Terminal;
@@ -83,6 +89,8 @@ export class Mirror {
    * forty (docs/performance.md). Without the events (another xterm) every row is rendered.
    */
   private readonly incremental: boolean;
+  /** xterm's synchronous write (not in its public API), or null: every write is queued. */
+  private readonly syncWrite: ((data: Uint8Array) => void) | null;
   private allDirty = true;
   private dirtyFrom = Number.POSITIVE_INFINITY;
   private dirtyTo = -1;
@@ -105,10 +113,16 @@ export class Mirror {
       scrollback: Math.max(0, opts.scrollback ?? 100),
       allowProposedApi: true,
       convertEol: false,
+      // xterm warns once that its synchronous write is "unreliable": it is, when called from
+      // within a write's callback, which rawWrite never does
+      logLevel: 'off',
     });
     useTmuxWidths(this.term);
     this.cell = this.term.buffer.active.getNullCell();
-    const rowEvents = (this.term as unknown as { _core?: { _inputHandler?: Partial<RowEvents> } })._core?._inputHandler;
+    const core = (this.term as unknown as { _core?: { _inputHandler?: Partial<RowEvents>; writeSync?: (data: Uint8Array) => void } })._core;
+    const writeSync = core?.writeSync;
+    this.syncWrite = typeof writeSync === 'function' ? (data) => writeSync.call(core, data) : null;
+    const rowEvents = core?._inputHandler;
     this.incremental = opts.incremental !== false && typeof rowEvents?.onRequestRefreshRows === 'function' && typeof rowEvents.onRequestReset === 'function';
     if (this.incremental) {
       const events = rowEvents as RowEvents;
@@ -312,6 +326,13 @@ export class Mirror {
   }
 
   private rawWrite(bytes: Uint8Array, cb?: () => void): void {
+    if (this.pending === 0 && this.syncWrite && bytes.length <= SYNC_WRITE_MAX) {
+      // nothing queued before it: parsed now, in order; the callback still comes after the caller
+      this.syncWrite(bytes);
+      this.generation++;
+      if (cb) queueMicrotask(cb);
+      return;
+    }
     this.pending++;
     this.generation++; // a snapshot taken before the parse must not be cached as current
     this.term.write(

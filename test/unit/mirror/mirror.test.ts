@@ -24,16 +24,39 @@ describe('Mirror.write / flushed', () => {
     expect(s).toMatchObject({ cols: 10, height: 3, altScreen: false, cursor: { x: 3, y: 1 }, oscTitle: '', oscProgress: '' });
   });
 
-  it('flushed() resolves after parsing; the write callback fires too', async () => {
+  it('a big write is parsed later: flushed() resolves after parsing; the write callback fires too', async () => {
     const m = mk();
     let called = false;
-    m.write(b('hello'), () => (called = true));
+    m.write(b(`${'x'.repeat(20_000)}\x1b[H\x1b[2Jhello`), () => (called = true));
     expect(m.isFlushed).toBe(false);
     await m.flushed();
     expect(called).toBe(true);
     expect(m.isFlushed).toBe(true);
     expect(m.snapshot().rows[0]!.trimEnd()).toBe('hello');
     await m.flushed(); // idle: resolves at once
+  });
+
+  it('a small write with nothing queued is parsed at once; its callback still comes after the caller', async () => {
+    const m = mk();
+    let called = false;
+    m.write(b('hello'), () => (called = true));
+    expect(m.isFlushed).toBe(true);
+    expect(m.snapshot().rows[0]!.trimEnd()).toBe('hello');
+    expect(called).toBe(false);
+    await m.flushed();
+    await Promise.resolve();
+    expect(called).toBe(true);
+  });
+
+  it('a small write behind a big one waits its turn: the order of the bytes is kept', async () => {
+    const m = mk(20, 4);
+    const order: string[] = [];
+    m.write(b(`${'y'.repeat(20_000)}\x1b[H\x1b[2Jbig`), () => order.push('big'));
+    m.write(b('\r\nsmall'), () => order.push('small'));
+    expect(m.isFlushed).toBe(false);
+    await m.flushed();
+    expect(order).toEqual(['big', 'small']);
+    expect(m.snapshot().rows.slice(0, 2).map((r) => r.trimEnd())).toEqual(['big', 'small']);
   });
 
   it('reassembles UTF-8 split across writes at every byte', async () => {
@@ -166,7 +189,7 @@ describe('resize, fingerprint, rendering', () => {
     m.write(b('one'));
     await m.flushed();
     expect(m.snapshot().rows[0]!.trimEnd()).toBe('one');
-    m.write(b('\rtwo'));
+    m.write(b(`\r${'z'.repeat(20_000)}\x1b[H\x1b[2Jtwo`));
     m.snapshot(); // taken before the parse: must not be cached as current
     await m.flushed();
     expect(m.snapshot().rows[0]!.trimEnd()).toBe('two');
