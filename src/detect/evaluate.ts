@@ -104,6 +104,8 @@ export class RuleGuard {
   readonly hardMs: number;
   readonly retryAfterMs: number;
   private readonly history = new Map<number, number[]>();
+  /** Per rule: how many of its history's times are over slowMs (kept as the history moves). */
+  private readonly slowIn = new Map<number, number>();
   /** rule index → when it was disabled */
   private readonly disabled = new Map<number, number>();
   private readonly onWarning: (message: string) => void;
@@ -127,12 +129,16 @@ export class RuleGuard {
     this.now = opts.now ?? (() => performance.now());
     this.cost = opts.cost ?? opts.now ?? cpuMs;
     this.quick = opts.wall ?? (opts.cost || opts.now ? this.cost : () => performance.now());
+    this.exactClock = { clock: this.cost, exact: true };
+    this.quickClock = { clock: this.quick, exact: false };
   }
 
-  /** The clock to time this rule's next evaluation with, and whether that is `cost`. */
-  clockFor(index: number): { clock: () => number; exact: boolean } {
-    const exact = this.quick === this.cost || this.suspect.has(index);
-    return { clock: exact ? this.cost : this.quick, exact };
+  private readonly exactClock: { clock: () => number; exact: boolean };
+  private readonly quickClock: { clock: () => number; exact: boolean };
+
+  /** The clock to time this rule's next evaluation with, and whether that is `cost` (one of two fixed objects). */
+  clockFor(index: number): { readonly clock: () => number; readonly exact: boolean } {
+    return this.quick === this.cost || this.suspect.has(index) ? this.exactClock : this.quickClock;
   }
 
   isDisabled(index: number): boolean {
@@ -141,6 +147,7 @@ export class RuleGuard {
     if (this.now() - at < this.retryAfterMs) return true;
     this.disabled.delete(index); // another chance, with a clean record
     this.history.delete(index);
+    this.slowIn.delete(index);
     return false;
   }
 
@@ -162,8 +169,9 @@ export class RuleGuard {
       this.history.set(rule.index, h);
     }
     h.push(ms);
-    if (h.length > this.window) h.shift();
-    const slow = h.filter((x) => x > this.slowMs).length;
+    let slow = (this.slowIn.get(rule.index) ?? 0) + (ms > this.slowMs ? 1 : 0);
+    if (h.length > this.window && h.shift()! > this.slowMs) slow--;
+    this.slowIn.set(rule.index, slow);
     if (ms > this.hardMs || slow >= this.slowCount) {
       this.disabled.set(rule.index, this.now());
       const why = ms > this.hardMs ? `one evaluation took ${ms.toFixed(1)} ms` : `${slow} of its last ${h.length} evaluations took over ${this.slowMs} ms`;

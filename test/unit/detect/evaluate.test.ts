@@ -162,6 +162,26 @@ describe('slow-rule guard', () => {
     });
     for (let k = 0; k < samples.length; k++) expect(evaluate(m, { text: 'x\n' }, { guard }).rule).toBe('r');
   });
+  it('only the slow times among the last `window` count: older ones roll out', () => {
+    const m = manifest(rule('r', 'contains = ["x"]', 'state = "working"'));
+    const warnings: string[] = [];
+    let ms = 0;
+    let t = 0;
+    let start = true;
+    // each evaluation of the rule takes `ms`
+    const guard = new RuleGuard('t', { slowMs: 5, slowCount: 3, window: 5, now: () => ((t += start ? 0 : ms), (start = !start), t), onWarning: (w) => warnings.push(w) });
+    const run = (took: number): string[] => ((ms = took), evaluate(m, { text: 'x\n' }, { guard }).disabledRules);
+    for (const took of [9, 9, 1, 1, 1, 1, 1]) expect(run(took)).toEqual([]);
+    // the two slow ones have rolled out of the last five: two more are not three
+    expect(run(9)).toEqual([]);
+    expect(run(9)).toEqual([]);
+    expect(warnings).toEqual([]);
+    // a third within the five: disabled
+    run(9);
+    expect(warnings).toHaveLength(1);
+    expect(run(1)).toEqual(['r']);
+  });
+
   it('a real pathological regex on a huge region is bounded by the region cap and then disabled', () => {
     const m = manifest(rule('evil', "regex = ['^(\\w+\\s?)*$']", 'state = "working"'));
     const warnings: string[] = [];
