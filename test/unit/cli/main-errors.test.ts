@@ -58,3 +58,19 @@ describe('the top-level handler', () => {
     }
   });
 });
+
+describe('--version', () => {
+  it('prints the version without loading any command (it loaded them all: 0.5 s)', async () => {
+    const { buildProgram } = await import('../../../src/cli/main.js');
+    for (const args of [['--version'], ['-V'], ['-L', 'x', '--version']]) expect((await buildProgram(args)).commands).toEqual([]);
+    // help still lists every command
+    expect((await buildProgram(['--help'])).commands.length).toBeGreaterThan(20);
+    let out = '';
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      out += String(chunk);
+      return true;
+    });
+    expect(await run('--version')).toBe(0);
+    expect(out).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
