@@ -16,8 +16,8 @@ export interface LimitWording {
   /** Only the last this many non-blank rows of the screen are read (the newest output, above the prompt). */
   bottomRows: number;
   /**
-   * A word, without spaces, that every match of `patterns` contains (Claude's "limit" or
-   * "credits"): a screen with no row holding it is not read further. Paragraphs join rows with a
+   * A word, without spaces, that every match of `patterns` and of `dialog.text` contains (Claude's
+   * "limit" or "credits"): a screen with no row holding it is not read further. Paragraphs join rows with a
    * space, so such a word in a paragraph is always within one row. Evaluation reads the limit
    * on every screen change; this keeps that to one search a row (docs/performance.md).
    */
@@ -31,9 +31,14 @@ export interface LimitWording {
   dialog?: { text: RegExp; dismissKeys: readonly string[] };
 }
 
+/** Whether a row holds the wording's cue: without one the screen shows no limit, nor the dialog about one. */
+function cueOnScreen(wording: LimitWording, rows: readonly string[]): boolean {
+  return rows.some((r) => wording.cue.test(r));
+}
+
 /** Whether the screen shows the agent's own limit dialog. */
 export function limitDialogShown(wording: LimitWording, rows: readonly string[]): boolean {
-  return wording.dialog !== undefined && wording.dialog.text.test(rows.join('\n'));
+  return wording.dialog !== undefined && cueOnScreen(wording, rows) && wording.dialog.text.test(rows.join('\n'));
 }
 
 /** A limit the agent shows. `key` tells a new sighting from the same one seen again. */
@@ -100,7 +105,7 @@ export function readLimitText(wording: LimitWording, text: string, now: number, 
 
 /** The newest limit on a screen (its last matching paragraph), or null. */
 export function readLimitScreen(wording: LimitWording, rows: readonly string[], now: number, localZone?: string): LimitSighting | null {
-  if (!rows.some((r) => wording.cue.test(r))) return null;
+  if (!cueOnScreen(wording, rows)) return null;
   const paras = paragraphs(rows, wording.bottomRows);
   for (let i = paras.length - 1; i >= 0; i--) {
     const l = readLimitText(wording, paras[i]!, now, localZone);

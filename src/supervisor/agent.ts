@@ -446,8 +446,7 @@ export class WatchedAgent {
     if (det.skip) return;
     const wording = integrationFor(this._agent)?.usageLimit;
     const limit = wording ? readLimitScreen(wording, snap.rows, this.host.clock.now()) : null;
-    // the arbiter reads the limit dialog only on a blocked screen (it is a dialog)
-    const limitDialog = wording && det.state === 'blocked' ? limitDialogShown(wording, snap.rows) : false;
+    const limitDialog = wording ? limitDialogShown(wording, snap.rows) : false;
     this._lastDetection = { at: this.host.clock.now(), result: det, manifest: { source: loaded.source, path: loaded.path, version: loaded.version } };
     this.apply(
       this._arbiter.screen({

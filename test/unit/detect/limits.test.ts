@@ -156,6 +156,8 @@ describe('the screen', () => {
       expect(w.cue.source).not.toMatch(/\s/);
       // a pattern added without the cue's word would never be read from a screen
       for (const p of w.patterns) expect(p.source, p.source).toMatch(w.cue);
+      // the agent's own dialog about its limit is looked for only where the cue is, too
+      if (w.dialog) expect(w.dialog.text.source).toMatch(w.cue);
     }
     // every limit line this file reads holds it in one row, wrapped or not
     const wrapped = ['> go', "  ⎿  You've hit your session", '     limit · resets 8pm (UTC)', '> '];
