@@ -115,6 +115,9 @@ export class RuleGuard {
   readonly quick: () => number;
   /** Rules whose last quick time was over slowMs: their next evaluation is timed with `cost`. */
   private readonly suspect = new Set<number>();
+  /** clockFor's two answers, made once. */
+  private readonly exactClock: { clock: () => number; exact: boolean };
+  private readonly quickClock: { clock: () => number; exact: boolean };
 
   constructor(
     private readonly label: string,
@@ -132,9 +135,6 @@ export class RuleGuard {
     this.exactClock = { clock: this.cost, exact: true };
     this.quickClock = { clock: this.quick, exact: false };
   }
-
-  private readonly exactClock: { clock: () => number; exact: boolean };
-  private readonly quickClock: { clock: () => number; exact: boolean };
 
   /** The clock to time this rule's next evaluation with, and whether that is `cost` (one of two fixed objects). */
   clockFor(index: number): { readonly clock: () => number; readonly exact: boolean } {

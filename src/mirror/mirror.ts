@@ -30,8 +30,9 @@ interface RawLine {
   _combined: Record<number, string>;
 }
 
-function rawLine(line: IBufferLine): RawLine | null {
-  const raw = (line as unknown as { _line?: Partial<RawLine> })._line;
+/** xterm's line behind `line`, or null when it is not what RawLine says (another xterm). */
+function rawLine(line: IBufferLine | undefined): RawLine | null {
+  const raw = (line as unknown as { _line?: Partial<RawLine> } | undefined)?._line;
   return raw && raw._data instanceof Uint32Array && typeof raw._combined === 'object' && typeof raw.length === 'number' ? (raw as RawLine) : null;
 }
 
@@ -89,6 +90,8 @@ export class Mirror {
    * forty (docs/performance.md). Without the events (another xterm) every row is rendered.
    */
   private readonly incremental: boolean;
+  /** xterm's lines are RawLines: an unchanged row is found without building it (checked once). */
+  private readonly rawLines: boolean;
   /** xterm's synchronous write (not in its public API), or null: every write is queued. */
   private readonly syncWrite: ((data: Uint8Array) => void) | null;
   private allDirty = true;
@@ -136,6 +139,7 @@ export class Mirror {
       // a full reset (RIS): xterm 6 reports its rows too; this holds should a later one not
       events.onRequestReset(() => (this.allDirty = true));
     }
+    this.rawLines = rawLine(this.term.buffer.active.getLine(0)) !== null;
   }
 
   get cols(): number {
@@ -170,8 +174,7 @@ export class Mirror {
    * are reachable (they are not its public API; a test says when an upgrade loses them).
    */
   get incrementalRows(): boolean {
-    const line = this.term.buffer.active.getLine(0);
-    return this.incremental && line !== undefined && rawLine(line) !== null;
+    return this.incremental && this.rawLines;
   }
 
   /** True when everything written so far has been parsed into the screen. */
@@ -370,10 +373,7 @@ export class Mirror {
     if (all) this.rowHashes = new Array<number>(n);
     for (let y = from; y <= to; y++) {
       const line = buf.getLine(base + y);
-      if (!all && line) {
-        const raw = rawLine(line);
-        if (raw && sameRow(raw, rows[y]!)) continue;
-      }
+      if (!all && this.rawLines && line && sameRow((line as unknown as { _line: RawLine })._line, rows[y]!)) continue;
       // translateToString(false) builds a row as herdr does: an empty cell gives one space, the
       // right half of a wide character is skipped, a cell gives all its code points.
       let s = line ? line.translateToString(false) : ' '.repeat(this.term.cols);

@@ -233,11 +233,11 @@ describe.skipIf(!tmuxAvailable)('foundation: one tmux server, the real CLI', () 
 
   it('the mirror equals capture-pane -p (right-trimmed) for a demo window', async () => {
     const pane = await paneOf(env, demo);
-    // type something so the screen is not only the start screen
     // what the agent was doing, and the screen both last showed, for a timeout's message (a full
     // live run on 3.7c once timed out with the two equal and the typed text on neither)
     const before = (await row(env, demo))?.state;
     let screen = '';
+    // type something so the screen is not only the start screen
     await env.tmuxOk('send-keys', '-t', pane, '-l', 'mirror check ✓ 漢字');
     await waitFor(
       async () => {
