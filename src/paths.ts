@@ -1,6 +1,6 @@
 // Where nerdr keeps things (docs/architecture.md, "Where things live").
 
-import { chmodSync, lstatSync, mkdirSync, realpathSync, type Stats } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync, type Stats } from 'node:fs';
 import { NerdrError } from './errors.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -122,7 +122,17 @@ export function serverFiles(socketPath: string, env: NodeJS.ProcessEnv = process
   };
 }
 
-/** The package root (holds manifests/, hooks/, bin/), from dist/ or src/. */
-export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The package root (holds manifests/, hooks/, bin/): the nearest folder above this module with
+ * bin/nerdr.js. This module is src/paths.ts, dist/paths.js, or a chunk of dist/bundle/.
+ */
+export const packageRoot = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+export function findPackageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'bin', 'nerdr.js'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '..');
+  }
+}
 
 export const nerdrBin = path.join(packageRoot, 'bin', 'nerdr.js');

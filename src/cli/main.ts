@@ -9,47 +9,50 @@ import { visible } from '../text.js';
 
 type Register = (program: Command) => void;
 
-/** Command name → the module that registers it. */
-const MODULES: Record<string, string> = {
-  new: './new.js',
-  term: './new.js',
-  ls: './ls.js',
-  status: './ls.js',
-  read: './read.js',
-  explain: './explain.js',
-  send: './send.js',
-  inbox: './inbox.js',
-  answer: './inbox.js',
-  wait: './send.js',
-  next: './next.js',
-  focus: './next.js',
-  attach: './next.js',
-  stop: './next.js',
-  hibernate: './hibernate.js',
-  wake: './hibernate.js',
-  supervise: './supervise.js',
-  supervisor: './supervise.js',
-  doctor: './doctor.js',
-  tmux: './tmux.js',
-  demo: './demo.js',
-  detect: './detect.js',
-  manifests: './manifests.js',
-  pane: './pane.js',
-  integrations: './integrations.js',
-  dash: './dash.js',
-  why: './why.js',
-  order: './why.js',
-  search: './search.js',
-  usage: './usage.js',
-  restore: './restore.js',
-  worktree: './worktree.js',
-  walkthrough: './walkthrough.js',
-  review: './review.js',
-  events: './events.js',
-  skill: './skill.js',
-  fleet: './fleet.js',
-  selftest: './selftest.js',
-  web: './web.js',
+/**
+ * Command name → a loader of the module that registers it. Each import is written out (not built
+ * from a name) so the bundler makes each command its own chunk (scripts/bundle.mjs).
+ */
+const MODULES: Record<string, () => Promise<{ register: Register }>> = {
+  new: () => import('./new.js'),
+  term: () => import('./new.js'),
+  ls: () => import('./ls.js'),
+  status: () => import('./ls.js'),
+  read: () => import('./read.js'),
+  explain: () => import('./explain.js'),
+  send: () => import('./send.js'),
+  inbox: () => import('./inbox.js'),
+  answer: () => import('./inbox.js'),
+  wait: () => import('./send.js'),
+  next: () => import('./next.js'),
+  focus: () => import('./next.js'),
+  attach: () => import('./next.js'),
+  stop: () => import('./next.js'),
+  hibernate: () => import('./hibernate.js'),
+  wake: () => import('./hibernate.js'),
+  supervise: () => import('./supervise.js'),
+  supervisor: () => import('./supervise.js'),
+  doctor: () => import('./doctor.js'),
+  tmux: () => import('./tmux.js'),
+  demo: () => import('./demo.js'),
+  detect: () => import('./detect.js'),
+  manifests: () => import('./manifests.js'),
+  pane: () => import('./pane.js'),
+  integrations: () => import('./integrations.js'),
+  dash: () => import('./dash.js'),
+  why: () => import('./why.js'),
+  order: () => import('./why.js'),
+  search: () => import('./search.js'),
+  usage: () => import('./usage.js'),
+  restore: () => import('./restore.js'),
+  worktree: () => import('./worktree.js'),
+  walkthrough: () => import('./walkthrough.js'),
+  review: () => import('./review.js'),
+  events: () => import('./events.js'),
+  skill: () => import('./skill.js'),
+  fleet: () => import('./fleet.js'),
+  selftest: () => import('./selftest.js'),
+  web: () => import('./web.js'),
 };
 
 /** The command word: the first argument that is not a global option or its value. */
@@ -76,10 +79,14 @@ export async function buildProgram(args: string[] = []): Promise<Command> {
   const word = commandWord(args);
   // `nerdr --version` needs no command: loading them all took it from 0.1 to 0.5 s
   const versionOnly = word === undefined && args.some((a) => a === '-V' || a === '--version');
-  const wanted = versionOnly ? [] : word && MODULES[word] ? [MODULES[word]!] : [...new Set(Object.values(MODULES))];
-  for (const m of wanted) {
-    const mod = (await import(m)) as { register: Register };
-    mod.register(program);
+  const wanted = versionOnly ? [] : word && MODULES[word] ? [MODULES[word]!] : Object.values(MODULES);
+  // a module registers all its commands: help (every module) loads each once
+  const seen = new Set<Register>();
+  for (const load of wanted) {
+    const { register } = await load();
+    if (seen.has(register)) continue;
+    seen.add(register);
+    register(program);
   }
   program.commands.forEach(function exit(c: Command): void {
     c.exitOverride();

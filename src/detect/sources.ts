@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../paths.js';
 import { parseManifest, type Manifest } from './schema.js';
 import { agentKey, agentLabel } from '../labels.js';
 
@@ -38,9 +38,9 @@ export interface SourcePathOptions {
   bundledDir?: string;
 }
 
-/** nerdr's own manifests/ folder: ../../manifests from src/detect or dist/detect. */
+/** nerdr's own manifests/ folder, in the package root. */
 export function defaultBundledDir(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'manifests');
+  return path.join(packageRoot, 'manifests');
 }
 
 function nonEmpty(v: string | undefined): string | undefined {
