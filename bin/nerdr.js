@@ -1,11 +1,26 @@
 #!/usr/bin/env node
 // Entry point. `nerdr hook` is on the agents' hot path, so it gets a loader that imports
-// nothing else; every other command goes through the full CLI.
+// nothing else; every other command goes through the full CLI: its bundle (dist/bundle/, made by
+// scripts/bundle.mjs after tsc) when that is at least as new as tsc's output, else the modules.
+import { statSync } from 'node:fs';
+
+/** The bundle, unless it is missing, older than tsc's last build (a `tsc` alone since) or NERDR_UNBUNDLED=1. */
+function cliEntry() {
+  if (process.env.NERDR_UNBUNDLED === '1') return '../dist/cli/main.js';
+  try {
+    const bundled = statSync(new URL('../dist/bundle/main.js', import.meta.url)).mtimeMs;
+    if (bundled >= statSync(new URL('../dist/cli/main.js', import.meta.url)).mtimeMs) return '../dist/bundle/main.js';
+  } catch {
+    // no bundle (or no build at all: the import below says so)
+  }
+  return '../dist/cli/main.js';
+}
+
 try {
   if (process.argv[2] === 'hook') {
     await import('../dist/cli/hook-entry.js');
   } else {
-    const { main } = await import('../dist/cli/main.js');
+    const { main } = await import(cliEntry());
     await main(process.argv);
   }
 } catch (err) {

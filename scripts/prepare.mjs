@@ -1,4 +1,4 @@
-// npm's `prepare`: compile to dist/. `npm install -g .` in a fresh clone runs this before it has
+// npm's `prepare`: compile to dist/, then bundle the CLI (scripts/bundle.mjs). `npm install -g .` in a fresh clone runs this before it has
 // installed the clone's own dependencies (tsc: not found), so they are installed first here.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -16,3 +16,4 @@ if (!existsSync(tsc)) {
   execFileSync(npm, ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: root, stdio: ['ignore', 2, 2], env });
 }
 execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { cwd: root, stdio: 'inherit' });
+execFileSync(process.execPath, [path.join(root, 'scripts', 'bundle.mjs')], { cwd: root, stdio: 'inherit' });

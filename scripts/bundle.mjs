@@ -1,0 +1,41 @@
+// After tsc: bundles the CLI (dist/cli/main.js, each command a chunk of its own, the supervisor
+// one of them) into dist/bundle/, with zod, commander, smol-toml, xterm and chokidar inside.
+// Node loads ~280 modules one by one to start a supervisor; the bundle is ~40 chunks, and zod's
+// locales, which its entry points import whole, are left out. That took a supervisor's start
+// (what a revival waits for) from ~200 to ~95 ms of module loading (docs/performance.md,
+// "Revival"). bin/nerdr.js runs the bundle when it is at least as new as dist/cli/main.js, the
+// modules otherwise (and under NERDR_UNBUNDLED=1).
+//
+// Without rolldown (a devDependency; it needs Node 20.19 or newer) there is no bundle, the
+// stale one is removed, and nerdr runs its modules: slower to start, the same otherwise.
+
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const out = path.join(root, 'dist', 'bundle');
+
+/** Left to Node at run time: blessed requires its widgets by computed names; execa loads on git's first use; playwright is for tests. */
+const EXTERNAL = [/^node:/, 'blessed', 'execa', 'playwright-core'];
+
+rmSync(out, { recursive: true, force: true });
+let rolldown;
+try {
+  ({ rolldown } = await import('rolldown'));
+} catch (err) {
+  process.stderr.write(`nerdr: not bundled (${err.code ?? err.message}); the CLI loads its modules one by one, which starts it ~0.1 s slower\n`);
+  process.exit(0);
+}
+const bundle = await rolldown({
+  input: { main: path.join(root, 'dist', 'cli', 'main.js') },
+  platform: 'node',
+  external: EXTERNAL,
+  onLog(level, log, handler) {
+    // a module both imported and loaded lazily (config.js): it stays where it is, as intended
+    if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
+    handler(level, log);
+  },
+});
+await bundle.write({ dir: out, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
+await bundle.close();
