@@ -1,7 +1,7 @@
 // Runs every benchmark, one after the other (each in its own process, each on its own private
 // tmux server), and prints a summary with the targets. `npm run bench` builds first.
 //
-//   node bench/run.js [--only throughput,idle,memory,detect,hook,review,fleet,status-format,scale] [--quick] [--out file.json]
+//   node bench/run.js [--only throughput,idle,memory,detect,hook,review,fleet,status-format,scale,revival] [--quick] [--out file.json]
 //
 // --quick: shorter runs for a smoke test (idle 20 s, 10 latency runs, 20 MB); the figures in
 // docs/performance.md come from the full runs.
@@ -30,6 +30,7 @@ const BENCHES = [
   { name: 'review', args: quick ? ['--seconds', '20', '--warmup', '8', '--files', '10000', '--runs', '5'] : [] },
   { name: 'fleet', args: quick ? ['--seconds', '20', '--warmup', '20', '--runs', '5'] : [] },
   { name: 'status-format', args: quick ? ['--runs', '3'] : [] },
+  { name: 'revival', args: quick ? ['--kills', '3'] : [] },
   { name: 'scale', args: quick ? ['--windows', '30', '--seconds', '10', '--warmup', '8', '--latency-runs', '5', '--ls-runs', '5', '--mb', '20'] : [] },
 ];
 
@@ -115,6 +116,11 @@ if (fl?.latencyMs) {
 const sf = results['status-format'];
 for (const r of sf?.results ?? []) rows.push([`status: ns per light, ${r.sessions} sessions, plain/offline-aware`, `${r.plainNs}/${r.awareNs}`, '(info)', null]);
 
+const rev = results.revival;
+if (rev?.total) {
+  rows.push([`revival: kill -9 -> ready ms, ${rev.windows} windows (median)`, Math.round(rev.total.median), '(info)', null]);
+  rows.push([`revival: kill -9 -> ready ms, worst of ${rev.kills}`, Math.round(rev.total.max), '<= 2000', rev.met]);
+}
 const sc = results.scale;
 if (sc?.met) {
   const n = sc.windows;
