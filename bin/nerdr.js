@@ -16,6 +16,9 @@ function cliEntry() {
   return '../dist/cli/main.js';
 }
 
+// a stack under NERDR_DEBUG=1 names tsc's files and lines, not the bundle's (its source maps)
+if (process.env.NERDR_DEBUG === '1') process.setSourceMapsEnabled(true);
+
 try {
   if (process.argv[2] === 'hook') {
     await import('../dist/cli/hook-entry.js');

@@ -37,5 +37,6 @@ const bundle = await rolldown({
     handler(level, log);
   },
 });
-await bundle.write({ dir: out, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
+// source maps (to tsc's output) are read only under NERDR_DEBUG=1, for its stacks (bin/nerdr.js)
+await bundle.write({ dir: out, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js', sourcemap: true });
 await bundle.close();
