@@ -1,12 +1,12 @@
 // After tsc: bundles the CLI (dist/cli/main.js, each command a chunk of its own, the supervisor
 // one of them) into dist/bundle/, with zod, commander, smol-toml, xterm and chokidar inside.
-// Node loads ~280 modules one by one to start a supervisor; the bundle is ~40 chunks, and zod's
-// locales, which its entry points import whole, are left out. That took a supervisor's start
-// (what a revival waits for) from ~200 to ~95 ms of module loading (docs/performance.md,
-// "Revival"). bin/nerdr.js runs the bundle when it is at least as new as dist/cli/main.js, the
-// modules otherwise (and under NERDR_UNBUNDLED=1).
+// Node loaded ~280 modules one by one to start a supervisor; from the bundle it loads 53 chunks,
+// and zod's locales, which its entry points import whole, are left out. Loading what `nerdr
+// supervise` needs went from 175-240 ms to 95-130 ms, a third of what a revival waits for
+// (docs/performance.md, "Revival"). bin/nerdr.js runs the bundle when it is at least as new as
+// dist/cli/main.js, the modules otherwise (and under NERDR_UNBUNDLED=1).
 //
-// Without rolldown (a devDependency; it needs Node 20.19 or newer) there is no bundle, the
+// Without rolldown (a devDependency; it asks for Node 20.19+ or 22.12+) there is no bundle, the
 // stale one is removed, and nerdr runs its modules: slower to start, the same otherwise.
 
 import { rmSync } from 'node:fs';

@@ -1,5 +1,6 @@
-// npm's `prepare`: compile to dist/, then bundle the CLI (scripts/bundle.mjs). `npm install -g .` in a fresh clone runs this before it has
-// installed the clone's own dependencies (tsc: not found), so they are installed first here.
+// npm's `prepare`: compile to dist/, then bundle the CLI (scripts/bundle.mjs). `npm install -g .`
+// in a fresh clone runs this before it has installed the clone's own dependencies (tsc: not
+// found), so they are installed first here.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';

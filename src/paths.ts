@@ -128,7 +128,7 @@ export function serverFiles(socketPath: string, env: NodeJS.ProcessEnv = process
  */
 export const packageRoot = findPackageRoot(path.dirname(fileURLToPath(import.meta.url)));
 
-export function findPackageRoot(from: string): string {
+function findPackageRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, 'bin', 'nerdr.js'))) return dir;
     if (path.dirname(dir) === dir) return path.resolve(from, '..');
