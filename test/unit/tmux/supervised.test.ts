@@ -30,6 +30,17 @@ describe.skipIf(!tmuxAvailable)('the offline look on a real server', () => {
   };
   const attached = async (session: string): Promise<boolean> =>
     (await srv.tmux('list-clients', '-F', '#{session_name}')).split('\n').includes(session);
+  /**
+   * Ends a control client and waits for its process to exit. tmux 3.3a segfaults (a NULL read at
+   * 0x20) when a control client attaches while another one is still exiting: a loop of this
+   * file's steps crashed it within 300 rounds three times out of three, and not in 4 × 300 rounds
+   * once each client had exited before the next attached (and one CI run lost its server so).
+   */
+  const detach = async (c: ChildProcess): Promise<void> => {
+    const exited = c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => c.once('exit', () => r()));
+    c.stdin!.end();
+    await exited;
+  };
 
   beforeAll(async () => {
     srv = await startServer();
@@ -57,12 +68,12 @@ describe.skipIf(!tmuxAvailable)('the offline look on a real server', () => {
     await waitFor('the control client on x_nerdr_y', () => attached('x_nerdr_y'));
     expect(await expand(SUPERVISED)).toBe('0');
     expect(await expand('#{E:@light}')).toBe(dim);
-    other.stdin!.end();
+    await detach(other);
     const ours = attachControl('_nerdr');
     await waitFor('the control client on _nerdr', () => attached('_nerdr'));
     expect(await expand(SUPERVISED)).toBe('1');
     expect(await expand('#{E:@light}')).toBe(live);
-    ours.stdin!.end();
+    await detach(ours);
     await waitFor('the control client gone', async () => !(await attached('_nerdr')));
     expect(await expand('#{E:@light}')).toBe(dim);
   });
@@ -74,7 +85,7 @@ describe.skipIf(!tmuxAvailable)('the offline look on a real server', () => {
     const ours = attachControl('_nerdr');
     await waitFor('the control client on _nerdr', () => attached('_nerdr'));
     expect(await expand('#{E:@summary}')).toBe('a,b}hostA ○1');
-    ours.stdin!.end();
+    await detach(ours);
     await waitFor('the control client gone', async () => !(await attached('_nerdr')));
   });
 });
