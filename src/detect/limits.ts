@@ -116,6 +116,15 @@ export function readLimitScreen(wording: LimitWording, rows: readonly string[], 
   return null;
 }
 
+/**
+ * What an evaluation reads of the limit: the newest sighting and whether the agent's dialog about
+ * it shows, with the screen searched for the cue once for both (this runs on every screen change).
+ */
+export function limitOnScreen(wording: LimitWording, rows: readonly string[], now: number, localZone?: string): { limit: LimitSighting | null; dialog: boolean } {
+  if (!cueOnScreen(wording, rows)) return { limit: null, dialog: false };
+  return { limit: readLimitScreen(wording, rows, now, localZone), dialog: limitDialogShown(wording, rows) };
+}
+
 // ---------------------------------------------------------------- reset times
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];

@@ -13,7 +13,7 @@ import { PaneProber, type ProberEvent, type ProberStep } from '../detect/prober.
 import type { Identification } from '../detect/identify.js';
 import type { HookFact } from '../integrations/events/index.js';
 import { integrationFor } from '../integrations/index.js';
-import { limitDialogShown, readLimitScreen, readLimitText } from '../detect/limits.js';
+import { limitDialogShown, limitOnScreen, readLimitText } from '../detect/limits.js';
 import type { FoundPane } from './discover.js';
 import { parseHibernation, type Hibernation } from './hibernate.js';
 import type { Clock, Timer } from './clock.js';
@@ -445,8 +445,7 @@ export class WatchedAgent {
     const det = detectSnapshot(loaded, snap);
     if (det.skip) return;
     const wording = integrationFor(this._agent)?.usageLimit;
-    const limit = wording ? readLimitScreen(wording, snap.rows, this.host.clock.now()) : null;
-    const limitDialog = wording ? limitDialogShown(wording, snap.rows) : false;
+    const { limit, dialog: limitDialog } = wording ? limitOnScreen(wording, snap.rows, this.host.clock.now()) : { limit: null, dialog: false };
     this._lastDetection = { at: this.host.clock.now(), result: det, manifest: { source: loaded.source, path: loaded.path, version: loaded.version } };
     this.apply(
       this._arbiter.screen({

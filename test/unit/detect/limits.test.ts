@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { limitDialogShown, paragraphs, parseReset, readLimitScreen, readLimitText } from '../../../src/detect/limits.js';
+import { limitDialogShown, limitOnScreen, paragraphs, parseReset, readLimitScreen, readLimitText } from '../../../src/detect/limits.js';
 import { integrationFor } from '../../../src/integrations/index.js';
 import { CLAUDE_USAGE_LIMIT } from '../../../src/integrations/claude.js';
 import { CODEX_USAGE_LIMIT } from '../../../src/integrations/codex.js';
@@ -164,6 +164,7 @@ describe('the screen', () => {
     expect(readLimitScreen(CLAUDE_USAGE_LIMIT, wrapped, NOW)?.resetAt).toBe(utc(11, 3, 20));
     expect(readLimitScreen(CLAUDE_USAGE_LIMIT, ["  ⎿  You're out of usage credits · resets 8pm (UTC)"], NOW)?.resetAt).toBe(utc(11, 3, 20));
     expect(readLimitScreen(CLAUDE_USAGE_LIMIT, ['> hello', '  ⎿  all good', '> '], NOW)).toBeNull();
+    expect(limitOnScreen(CLAUDE_USAGE_LIMIT, ['> hello', '  ⎿  all good', '> '], NOW)).toEqual({ limit: null, dialog: false });
   });
 });
 
@@ -189,6 +190,8 @@ describe('captured screens (test/fixtures/screens/index.json): the real agents a
       expect(seen!.resetAt! - AT).toBeGreaterThan(0);
       expect(seen!.resetAt! - AT).toBeLessThan(15 * 60_000);
       expect(limitDialogShown(wording, rows(e.screen))).toBe(e.limit!.dialog);
+      // what an evaluation reads: both at once
+      expect(limitOnScreen(wording, rows(e.screen), AT, 'UTC')).toEqual({ limit: seen, dialog: e.limit!.dialog });
       // after the resume the old line is still on screen: the same sighting, not a new limit
       if (e.limit!.sameAs) expect(seen?.key).toBe(readLimitScreen(wording, rows(e.limit!.sameAs), AT, 'UTC')?.key);
     });
