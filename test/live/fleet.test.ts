@@ -161,7 +161,14 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
       },
       { what: "both hosts' agents idle in `status --fleet`", timeoutMs: 15_000 },
     );
-    const bar = await env.tmuxOk('display', '-p', '#{E:@nerdr_summary}');
+    // the bar follows: @nerdr_fleet is painted 50 ms after the change `status --fleet` already read
+    let bar = '';
+    await waitFor(async () => /hostA.*○1.*hostB.*○1/.test((bar = await env.tmuxOk('display', '-p', '#{E:@nerdr_summary}'))), {
+      what: 'the status bar to show both hosts idle',
+      timeoutMs: 5_000,
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}: ${bar}`);
+    });
     expect(bar).toMatch(/hostA.*○1.*hostB.*○1/);
   });
 
