@@ -2,9 +2,9 @@
 // CPU and RSS from /proc, a control client that polls @nerdr_state, and small statistics.
 // Plain Node ESM; the product code is imported from dist/ (run `npm run build` first).
 
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -341,4 +341,46 @@ export class ScreenControl {
     this.sock?.destroy();
     this.server?.close();
   }
+}
+
+/**
+ * `--sup-node-args '<node flags>'`: node's own flags for the supervisor (a profile), or null.
+ * Its value starts with `--`, which flags() would take for the next flag.
+ */
+export function supNodeArgs(argv = process.argv) {
+  const at = argv.indexOf('--sup-node-args');
+  return at > 0 && argv[at + 1] ? argv[at + 1].split(' ').filter(Boolean) : null;
+}
+
+/**
+ * The supervisor as this bench's child in the foreground (`nerdr supervise --foreground`, with
+ * the flags and environment the CLI gives it, then `args`), so that node flags such as
+ * --cpu-prof reach it (Node 20 takes no --cpu-prof in NODE_OPTIONS); stopSupervisor() ends it
+ * with SIGTERM, which writes its profile. `logFile`: its stdout and stderr, appended.
+ */
+export async function startForeground(srv, args, logFile) {
+  const log = typeof logFile === 'string' ? openSync(logFile, 'a') : 'ignore';
+  const holder = await import(pathToFileURL(path.join(DIST, 'supervisor', 'holder.js')).href);
+  const nodeFlags = holder.SUPERVISOR_NODE_FLAGS ?? [];
+  const env = { ...(holder.SUPERVISOR_ENV ?? {}), ...srv.env };
+  const child = spawn(process.execPath, [...nodeFlags, ...args, NERDR_BIN, '-L', srv.name, 'supervise', '--foreground'], { env, stdio: ['ignore', log, log] });
+  srv.extraPids.add(child.pid);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const st = JSON.parse(await srv.nerdr(['supervisor', 'status', '--json']).catch(() => '{}'));
+    if (st.pid === child.pid) {
+      srv.supervisorPid = st.pid;
+      srv.clientPid = st.clientPid;
+      srv.socketFile = st.socket;
+      return;
+    }
+    if (Date.now() > deadline) throw new Error('the foreground supervisor did not answer within 30 s');
+    await sleep(200);
+  }
+}
+
+/** Ends a supervisor startForeground() started (SIGTERM: it writes its profile) and waits for it. */
+export async function stopSupervisor(srv) {
+  process.kill(srv.supervisorPid, 'SIGTERM');
+  for (let i = 0; i < 400 && alive(srv.supervisorPid); i++) await sleep(50);
 }

@@ -38,8 +38,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { BENCH_DIR, BenchServer, DIST, CLK_TCK, FIXTURES, NERDR_BIN, ScreenControl, StatePoller, cpuSeconds, flags, line, median, num, printJson, round, rssBytes, sleep, summary, verdict } from './lib.js';
+import { BENCH_DIR, BenchServer, CLK_TCK, FIXTURES, NERDR_BIN, ScreenControl, StatePoller, cpuSeconds, flags, line, median, num, printJson, round, rssBytes, sleep, startForeground, stopSupervisor, summary, supNodeArgs, verdict } from './lib.js';
 
 const f = flags();
 const N = num(f.windows, 101);
@@ -51,9 +50,7 @@ const WARMUP = num(f.warmup, INTERVAL);
 const LATENCY_RUNS = num(f['latency-runs'], 10);
 const LS_RUNS = num(f['ls-runs'], 10);
 const MB = num(f.mb, 50);
-// its value starts with `--`, which flags() would take for the next flag
-const supArgsAt = process.argv.indexOf('--sup-node-args');
-const SUP_NODE_ARGS = supArgsAt > 0 && process.argv[supArgsAt + 1] ? process.argv[supArgsAt + 1].split(' ').filter(Boolean) : null;
+const SUP_NODE_ARGS = supNodeArgs();
 
 const TARGETS = {
   rssMB: 100,
@@ -212,41 +209,6 @@ function lsWall(srv, runs, expect) {
  * after the V8 flags and malloc setting the CLI gives it in the holder pane (from the build under
  * test; a build before them has none), so that a profile is of the supervisor users run.
  */
-async function startForeground(srv, args) {
-  const log = typeof f['sup-log'] === 'string' ? fs.openSync(f['sup-log'], 'a') : 'ignore';
-  const holder = await import(pathToFileURL(path.join(DIST, 'supervisor', 'holder.js')).href);
-  const flags = holder.SUPERVISOR_NODE_FLAGS ?? [];
-  const env = { ...(holder.SUPERVISOR_ENV ?? {}), ...srv.env };
-  const child = spawn(process.execPath, [...flags, ...args, NERDR_BIN, '-L', srv.name, 'supervise', '--foreground'], { env, stdio: ['ignore', log, log] });
-  srv.extraPids.add(child.pid);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const st = JSON.parse(await srv.nerdr(['supervisor', 'status', '--json']).catch(() => '{}'));
-    if (st.pid === child.pid) {
-      srv.supervisorPid = st.pid;
-      srv.clientPid = st.clientPid;
-      srv.socketFile = st.socket;
-      return;
-    }
-    if (Date.now() > deadline) throw new Error('the foreground supervisor did not answer within 30 s');
-    await sleep(200);
-  }
-}
-
-async function stopSupervisor(srv) {
-  process.kill(srv.supervisorPid, 'SIGTERM');
-  for (let i = 0; i < 400 && cpuAlive(srv.supervisorPid); i++) await sleep(50);
-}
-
-function cpuAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** <dir>/sessions/<pid>.json for the program of each window's pane, as Claude Code writes it. */
 function writeStatusFiles(windows, dir) {
   fs.mkdirSync(path.join(dir, 'sessions'), { recursive: true });
@@ -305,7 +267,7 @@ async function main() {
   let poller = null;
   let writer = null;
   try {
-    if (SUP_NODE_ARGS) await startForeground(srv, SUP_NODE_ARGS);
+    if (SUP_NODE_ARGS) await startForeground(srv, SUP_NODE_ARGS, f['sup-log']);
     else await srv.startSupervisor();
     process.stdout.write(`scale: ${N} windows, one line every ${INTERVAL} s each (${round(N / INTERVAL, 2)} lines/s in all); CPU over ${SECONDS} s after ${WARMUP} s; supervisor pid ${srv.supervisorPid}\n`);
 

@@ -25,6 +25,8 @@ interface Explain extends AgentRow {
     disabledRules: string[];
     manifest: { source: string; path: string; version: string | null };
   } | null;
+  /** Its output floods: not parsed; the screen is taken from tmux every `everyMs` (docs/mirror.md). */
+  flood?: { since: number; everyMs: number } | null;
   now: number;
 }
 
@@ -70,6 +72,7 @@ export function register(program: Command): void {
       if (v.report) out.push(`  report: ${v.report.state} from ${v.report.source} (${v.report.class})${v.report.message ? `: ${v.report.message}` : ''}`);
       if (v.conversationId) out.push(`  conversation: ${v.conversationId} (from ${v.conversationFrom})`);
       out.push(`  seen: ${v.seen ? 'yes' : 'no'}`);
+      if (e.flood) out.push(`  output: floods for ${within(e.now - e.flood.since)}: not parsed, its screen taken from tmux every ${e.flood.everyMs} ms until it calms`);
       const d = e.detection;
       const q = v.quiet;
       if (q) {

@@ -18,6 +18,15 @@ import type { FoundPane } from './discover.js';
 import { parseHibernation, type Hibernation } from './hibernate.js';
 import type { Clock, Timer } from './clock.js';
 import type { Logger } from './log.js';
+import { command } from '../tmux/quote.js';
+import { EXIT_STATUS_OPTION } from './discover.js';
+import { FLOOD_BYTES, FLOOD_CALM_MS, FLOOD_PAUSE_MS, FLOOD_WINDOW_MS, FloodGate } from './flood.js';
+
+/**
+ * The program exited while its pane's output was paused (a flood) and the exit guard's marker has
+ * not come since: how long the marker is waited for before the guard is released without it.
+ */
+export const EXIT_MARKER_WAIT_MS = 1000;
 
 /** Output is coalesced: a screen is evaluated at most this often per pane. */
 export const EVAL_COALESCE_MS = 50;
@@ -40,6 +49,11 @@ export interface WindowHost {
   changed(a: WatchedAgent): void;
   /** The pane could not be captured: look at the panes again. */
   rescan(): void;
+  /**
+   * Signal the exit guard of the pane (src/supervisor/create.ts) that its program's output is
+   * in: called at most once per program (WatchedAgent.claimExitRelease).
+   */
+  releaseExitGuard(a: WatchedAgent): void;
 }
 
 export interface LastDetection {
@@ -102,6 +116,16 @@ export class WatchedAgent {
   private probeTimer: Timer | null = null;
   private disposed = false;
   private _hibernation: Hibernation | null;
+  // a flood (src/supervisor/flood.ts): the pane's output is paused for our client while floodPaused
+  private readonly floodGate = new FloodGate();
+  private floodPaused = false;
+  private floodTimer: Timer | null = null;
+  private floodCalmTimer: Timer | null = null;
+  private _floodSince: number | null = null;
+  private floodCycles = 0;
+  /** The exit guard was released without its marker (a flood hid it): skip the marker's signal. */
+  private floodReleased = false;
+  private exitMarkerTimer: Timer | null = null;
 
   constructor(
     p: FoundPane,
@@ -213,6 +237,7 @@ export class WatchedAgent {
     this._hibernation = h;
     for (const t of [this.evalTimer, this.stateTimer, this.probeTimer]) t?.cancel();
     this.evalTimer = this.stateTimer = this.probeTimer = null;
+    this.endFlood(false);
     this.probeAt = null;
     const changed = this._state !== 'hibernated';
     this._state = 'hibernated';
@@ -280,9 +305,19 @@ export class WatchedAgent {
   snapshot(): void {
     if (this.disposed) return;
     this._seeding = true;
-    this.host.send(resumeAndSnapshotCommands(this.paneId), (replies) => {
-      const r = replies.slice(1);
+    // paused for a flood: the line's continue ends that, and it asks whether the program exited meanwhile
+    const on = this.floodPaused;
+    const commands = resumeAndSnapshotCommands(this.paneId);
+    if (on) {
+      this.floodPaused = false;
+      this.floodTimer?.cancel();
+      this.floodTimer = null;
+      commands.splice(1, 0, command('display', '-p', '-t', this.paneId, `#{${EXIT_STATUS_OPTION}}`));
+    }
+    this.host.send(commands, (replies) => {
+      const r = replies.slice(on ? 2 : 1);
       if (this.disposed) return;
+      if (on) this.floodResumed(replies[1]);
       this._seeding = false;
       if (r.length < 4 || r.some((x) => !x.ok)) {
         this.host.rescan();
@@ -298,15 +333,106 @@ export class WatchedAgent {
   /** The channel ended: no snapshot is on its way any more (the next one seeds again). */
   channelLost(): void {
     this._seeding = false;
+    // a new control client takes every pane's output: nothing is paused for it
+    this.floodPaused = false;
+    this.endFlood(false);
   }
 
   /** %output for this pane. */
   output(data: Buffer): void {
-    if (this.disposed || this._seeding || !this._mirror) return;
-    this._lastOutputAt = this.host.clock.now();
-    if (this._mirror.write(data)) this.snapshot();
+    // paused: anything tmux had written before it took the pause is dropped too
+    if (this.disposed || this._seeding || !this._mirror || this.floodPaused) return;
+    const now = this.host.clock.now();
+    this._lastOutputAt = now;
+    if (this.floodGate.feed(data.length, now, this._floodSince !== null)) this.pauseOutput(now);
+    else if (this._mirror.write(data)) this.snapshot();
     else this.scheduleEval();
     if (this.probed) this.scheduleProbe(this.prober.output());
+  }
+
+  // ---- floods (src/supervisor/flood.ts) ------------------------------------------------------
+
+  /** We paused the pane's output for a flood: a `%pause` for it is ours, not pause-after's. */
+  get outputPaused(): boolean {
+    return this.floodPaused;
+  }
+
+  /** Since when the pane floods (its screen taken from tmux every FLOOD_PAUSE_MS), or null. */
+  get floodSince(): number | null {
+    return this._floodSince;
+  }
+
+  /**
+   * The gate tripped: the pane is paused for our client (tmux drops what it queued of it and
+   * sends no more, and says `%pause`, which the supervisor leaves to us while outputPaused), and
+   * its screen is taken again soon. Not `off`: tmux 3.3a crashed (measured) turning off a pane
+   * with output queued for the client (3.2a's source has the same gap, 3.7c's drops that output
+   * first), and a paused pane never stops tmux reading it, whoever else is attached.
+   */
+  private pauseOutput(now: number): void {
+    this.floodPaused = true;
+    this.floodCycles++;
+    this.floodCalmTimer?.cancel();
+    this.floodCalmTimer = null;
+    if (this._floodSince === null) {
+      this._floodSince = now;
+      this.host.log('info', `${this._name} (${this.paneId}): its output floods (over ${FLOOD_BYTES >> 10} KiB in ${FLOOD_WINDOW_MS} ms): not parsed, its screen taken from tmux every ${FLOOD_PAUSE_MS} ms until it calms`);
+    }
+    this.host.send([command('refresh-client', '-A', `${this.paneId}:pause`)], () => undefined);
+    this.floodTimer?.cancel();
+    this.floodTimer = this.host.clock.after(FLOOD_PAUSE_MS, () => {
+      this.floodTimer = null;
+      this.snapshot();
+    });
+  }
+
+  /**
+   * The output is on again, with the screen of that moment. `exit`: the pane's exit status, set
+   * by the exit guard once the program ended. If it ended while the output was paused, tmux may have
+   * read the guard's marker then, and it would never reach us: unless it comes within
+   * EXIT_MARKER_WAIT_MS, the guard is released without it (the screen is in this seed).
+   */
+  private floodResumed(exit: Reply | undefined): void {
+    this.floodGate.reset();
+    this.floodCalmTimer?.cancel();
+    this.floodCalmTimer = this.host.clock.after(FLOOD_CALM_MS, () => {
+      this.floodCalmTimer = null;
+      this.endFlood(true);
+    });
+    const status = exit?.ok ? (exit.lines[0]?.toString() ?? '').trim() : '';
+    if (status === '' || this._dead || this.exitMarkerTimer) return;
+    this.exitMarkerTimer = this.host.clock.after(EXIT_MARKER_WAIT_MS, () => {
+      this.exitMarkerTimer = null;
+      if (this._dead || this.disposed) return;
+      this.floodReleased = true;
+      this.host.log('info', `${this._name} (${this.paneId}): its program exited during a flood; the exit guard is released without its marker`);
+      this.host.releaseExitGuard(this);
+    });
+  }
+
+  /** The flood is over (or no longer followed): its timers end; `log` says how it went. */
+  private endFlood(log: boolean): void {
+    this.floodTimer?.cancel();
+    this.floodCalmTimer?.cancel();
+    this.floodTimer = this.floodCalmTimer = null;
+    if (this._floodSince !== null && log) {
+      const secs = ((this.host.clock.now() - this._floodSince) / 1000).toFixed(1);
+      this.host.log('info', `${this._name} (${this.paneId}): its output calmed after ${secs} s of flood (${this.floodCycles} screens taken)`);
+    }
+    this._floodSince = null;
+    this.floodCycles = 0;
+  }
+
+  /**
+   * The exit guard's marker reached the supervisor: true when it should signal the guard, false
+   * when a flood's release did already (tmux would keep a second signal for the next program).
+   */
+  exitMarker(): boolean {
+    this.exitMarkerTimer?.cancel();
+    this.exitMarkerTimer = null;
+    if (!this.floodReleased) return true;
+    this.floodReleased = false;
+    return false;
   }
 
   /** A %layout-change gave the pane this size: a reflowed screen is captured again. */
@@ -352,7 +478,10 @@ export class WatchedAgent {
     this._dead = dead;
     this._deadStatus = status;
     this.host.log('info', `${this._name} (${this.paneId}) ${dead ? `exited (status ${status || '?'})` : 'restarted'}`);
+    this.exitMarkerTimer?.cancel();
+    this.exitMarkerTimer = null;
     if (!dead) {
+      this.floodReleased = false;
       this._generation++;
       this._mirror?.clearOsc();
       this.snapshot();
@@ -536,7 +665,9 @@ export class WatchedAgent {
     this.evalTimer?.cancel();
     this.stateTimer?.cancel();
     this.probeTimer?.cancel();
-    this.evalTimer = this.stateTimer = this.probeTimer = null;
+    this.exitMarkerTimer?.cancel();
+    this.evalTimer = this.stateTimer = this.probeTimer = this.exitMarkerTimer = null;
+    this.endFlood(false);
     this._mirror?.dispose();
   }
 }

@@ -240,6 +240,9 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       settled: (a, u) => this.settled(a, u),
       changed: (a) => this.emit('change', a),
       rescan: () => this.scheduleScan(),
+      releaseExitGuard: (a) => {
+        if (this.tmux.exitGuard) this.sendLine([command('wait-for', '-S', exitChannel(a.paneId))], () => undefined);
+      },
     };
   }
 
@@ -388,7 +391,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private onOutput(pane: string, data: Buffer): void {
     // a window's first output may come before the scan that watches it: the marker is looked
     // for in every pane's output
-    if (this.tmux.exitGuard && this.exitMarkers.feed(pane, data)) {
+    if (this.tmux.exitGuard && this.exitMarkers.feed(pane, data) && (this.agents.get(pane)?.exitMarker() ?? true)) {
       this.sendLine([command('wait-for', '-S', exitChannel(pane))], () => undefined);
     }
     this.agents.get(pane)?.output(data);
@@ -400,7 +403,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         // tmux dropped this pane's output for us (we fell behind by pause-after): continue it
         // and take the screen again; a pane we do not know yet is continued by its first seed
         const a = this.agents.get(args.trim());
-        if (!a) break;
+        // a flood's pause is the window's own: it continues the pane when it takes the screen
+        if (!a || a.outputPaused) break;
         this.log('info', `${a.name} (${a.paneId}): tmux paused its output (the supervisor fell behind); continued and re-seeded`);
         a.snapshot();
         break;

@@ -2,9 +2,11 @@
 // memory stays bounded, the other agent's mirror stays current, the supervisor answers, and
 // kill-server completes. Split from foundation.test.ts so the rest of the foundation runs with
 // the tests that only wait.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pidAlive, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { pidAlive, startLiveEnv, tmuxAtLeast, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
+import { EXIT_GUARD_WAIT_S } from '../../src/supervisor/create.js';
 
 async function newAgent(env: LiveEnv, ...args: string[]): Promise<string> {
   const r = await env.nerdr('new', ...args);
@@ -38,6 +40,70 @@ function cpuSeconds(pid: number): number {
     return NaN;
   }
 }
+
+describe.skipIf(!tmuxAvailable)('a flood is paused for the supervisor, and its screen taken from tmux (docs/mirror.md, "Floods")', () => {
+  let env: LiveEnv;
+  beforeAll(async () => {
+    env = await startLiveEnv();
+  });
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  const log = (): string => readdirSync(env.stateDir).filter((f) => /^core-.*\.log$/.test(f)).map((f) => readFileSync(path.join(env.stateDir, f), 'utf8')).join('');
+
+  it('two programs that print millions of lines and exit: each mirror ends as tmux\'s screen, each exit is seen with its status before the guard\'s own limit', async () => {
+    const wins: { name: string; win: string; last: string; endFile: string }[] = [];
+    for (const [i, lines] of [2_000_000, 1_200_000].entries()) {
+      const name = `flood${i}`;
+      const endFile = path.join(env.home, `${name}.end`);
+      // the program's own clock of its end, in ms, written just before it exits
+      const r = await env.nerdr('new', '-d', '--name', name, '--cmd', `seq 1 ${lines}; printf 'FLOOD-END-${i}\\n'; date +%s%3N > '${endFile}'; exit ${3 + i}`);
+      expect(r.code, r.stderr).toBe(0);
+      wins.push({ name, win: r.stdout.trim(), last: String(lines), endFile });
+    }
+    for (const w of wins) {
+      const deadAt = await waitFor(async () => ((await env.tmuxOk('display', '-p', '-t', w.win, '#{pane_dead}')).trim() === '1' ? Date.now() : null), { what: `${w.name} to end`, timeoutMs: 60_000, intervalMs: 50 });
+      const endedAt = Number(readFileSync(w.endFile, 'utf8').trim());
+      // released by the supervisor (its marker, or the flood's release), not by the guard's own limit
+      console.log(`${w.name}: pane dead ${deadAt - endedAt} ms after its program's end (the guard gives up after ${EXIT_GUARD_WAIT_S} s)`);
+      expect(deadAt - endedAt).toBeLessThan((EXIT_GUARD_WAIT_S - 1) * 1000);
+      const row = await waitFor(async () => (await env.lsJson()).find((x) => x.name === w.name && x.state === 'exited'), { what: `${w.name} exited in ls` });
+      // tmux 3.3a can list a guarded pane without its status (exit-guard.test.ts); the guard keeps it
+      if (!(tmuxAtLeast(3, 3) && !tmuxAtLeast(3, 4) && !row.exitStatus)) expect(String(row.exitStatus)).toBe(String(3 + Number(w.name.slice(-1))));
+      // the mirror is tmux's screen, line for line
+      // less tmux's own "Pane is dead" line, which no program wrote (tmux scrolls the screen by a line for it)
+      const screen = (await env.tmuxOk('capture-pane', '-p', '-t', w.win)).split('\n').map((l) => l.trimEnd()).filter((l) => !/^Pane is dead/.test(l)).join('\n').replace(/\n+$/, '');
+      const mirror = await waitFor(async () => {
+        const text = (await env.nerdr('read', w.name)).stdout.replace(/\n+$/, '');
+        return text.endsWith(screen) && text.split('\n').length <= screen.split('\n').length + 1 ? text : null;
+      }, { what: `${w.name}'s mirror to match capture-pane`, timeoutMs: 10_000 });
+      expect(mirror).toContain(`${w.last}\nFLOOD-END-${w.name.slice(-1)}`);
+    }
+    const text = log();
+    for (const w of wins) {
+      expect(text).toContain(`${w.name} (`);
+      expect(text).toMatch(new RegExp(`${w.name} \\(%\\d+\\): its output floods`));
+    }
+  }, 120_000);
+
+  it('a program that floods for a while: nerdr explain says so, the light is working, and once it is quiet the flood calms', async () => {
+    // numbers, not `yes`: the quiet rule goes by the screen changing, and a screen of y's never does
+    const r = await env.nerdr('new', '-d', '--name', 'yes', '--cmd', 'timeout 4 seq 1 1000000000; printf "QUIET\\n"; exec sleep 1000');
+    expect(r.code, r.stderr).toBe(0);
+    const explained = await waitFor(async () => {
+      const e = await env.nerdr('explain', 'yes');
+      // the screens taken while it floods differ: the quiet rule says working
+      return /output: floods for [\d.]+s: not parsed, its screen taken from tmux every 250 ms/.test(e.stdout) && /^yes \(unknown, @\d+ %\d+\): working/.test(e.stdout) ? e.stdout : null;
+    }, { what: 'explain to say the output floods, and the window works', timeoutMs: 15_000, intervalMs: 200 });
+    expect(explained).toMatch(/authority: screen/);
+    const json = JSON.parse((await env.nerdr('explain', 'yes', '--json')).stdout) as { flood: { since: number; everyMs: number } | null };
+    expect(json.flood?.everyMs).toBe(250);
+    await waitFor(async () => (await env.nerdr('read', 'yes')).stdout.includes('QUIET'), { what: 'QUIET in the mirror', timeoutMs: 20_000 });
+    await waitFor(async () => !(await env.nerdr('explain', 'yes')).stdout.includes('floods for'), { what: 'the flood to calm', timeoutMs: 10_000 });
+    expect(log()).toMatch(/yes \(%\d+\): its output calmed after [\d.]+ s of flood \(\d+ screens taken\)/);
+  }, 60_000);
+});
 
 describe.skipIf(!tmuxAvailable)('foundation: a pane that floods output', () => {
   let env: LiveEnv;

@@ -3,6 +3,7 @@
 import type { MethodHost } from './host.js';
 import { method } from './method.js';
 import { findTarget } from './target.js';
+import { FLOOD_PAUSE_MS } from '../flood.js';
 
 export const explain = method('nerdr.explain', (host: Pick<MethodHost, 'windows' | 'row' | 'clock'>, p) => {
   const a = findTarget(host, p.target);
@@ -24,6 +25,8 @@ export const explain = method('nerdr.explain', (host: Pick<MethodHost, 'windows'
       disabledRules: d.result.disabledRules,
       manifest: d.manifest,
     },
+    // its output floods: the screen is taken from tmux every FLOOD_PAUSE_MS (src/supervisor/flood.ts)
+    flood: a.floodSince === null ? null : { since: a.floodSince, everyMs: FLOOD_PAUSE_MS },
     now: host.clock.now(),
   };
 });

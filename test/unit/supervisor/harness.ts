@@ -228,6 +228,8 @@ export class FakeTmux {
         if (format === SNAPSHOT_DISPLAY_FORMAT) return ok(`${p.width} ${p.height} ${x} ${y} 0 0 ${p.height - 1} 1 1 0 0 0 0 0 0`);
         if (format === '#{pane_tty}') return ok('');
         if (format === '#{pane_in_mode}') return ok(p.inMode ? '1' : '0');
+        const option = /^#\{(@[\w-]+)\}$/.exec(format);
+        if (option) return ok(p.options.get(option[1]!) ?? '');
         if (format === '#{pane_dead}|#{pane_in_mode}|#{pane_input_off}') return ok(`${p.dead ? 1 : 0}|${p.inMode ? 1 : 0}|0`);
         return ok('');
       }
