@@ -15,7 +15,9 @@
 //
 // Timing (constants in DEFAULT_PROBER_TIMING):
 //   * agent known: probe every 5 s, and at once when the foreground command changes;
-//   * no agent: probe at once on a foreground change, every 30 s otherwise, and during an
+//   * no agent: probe at once on a foreground change, every 30 s otherwise (twice as long after
+//     each such probe with nothing new since, up to 4 min: a pane that waits for hours costs
+//     a probe per 4 min, not per 30 s; any output or foreground change starts again at 30 s), and during an
 //     "acquisition window" opened by a foreground change or by output after ≥2 s of quiet (at most one
 //     window per 8 s): at its start, every 500 ms for its first 1.5 s, then every 2 s until 8 s. A
 //     window opened by output probes again only once more output came (a program starting draws):
@@ -35,6 +37,8 @@ export interface ProberTiming {
   knownPeriodMs: number;
   /** Re-probe period without an agent (outside acquisition windows). */
   idlePeriodMs: number;
+  /** It doubles after each such probe that found the pane as before, up to this. */
+  idleMaxPeriodMs: number;
   /** Acquisition window length, fast phase length and cadences. */
   windowMs: number;
   windowFastMs: number;
@@ -52,6 +56,7 @@ export const DEFAULT_PROBER_TIMING: Readonly<ProberTiming> = {
   firstProbeMs: 50,
   knownPeriodMs: 5000,
   idlePeriodMs: 30000,
+  idleMaxPeriodMs: 240000,
   windowMs: 8000,
   windowFastMs: 1500,
   windowFastStepMs: 500,
@@ -95,6 +100,10 @@ export class PaneProber {
   /** A foreground change arrived while a probe was in flight: probe again after it. */
   private dirty = false;
   private suppressed: { agent: string; until: number } | null = null;
+  /** Output or a foreground change since the last probe. */
+  private inputSinceProbe = false;
+  /** Periodic probes in a row without an agent and with nothing new before them (the backoff). */
+  private idleStreak = 0;
   /** The last answer, for `nerdr explain`. */
   last: { at: number; id: Identification } | null = null;
 
@@ -124,6 +133,8 @@ export class PaneProber {
     const now = this.clock();
     const quiet = now - this.lastOutputAt >= this.t.quietMs;
     this.lastOutputAt = now;
+    this.inputSinceProbe = true;
+    this.idleStreak = 0;
     if (this.current === null && quiet && (this.windowAt === null || now - this.windowAt >= this.t.windowMs)) this.openWindow(now, true);
     return this.step();
   }
@@ -133,6 +144,8 @@ export class PaneProber {
     const now = this.clock();
     if (this.inFlight) this.dirty = true;
     this.immediateAt = now;
+    this.inputSinceProbe = true;
+    this.idleStreak = 0;
     if (this.current === null) this.openWindow(now, false);
     return this.step();
   }
@@ -176,8 +189,11 @@ export class PaneProber {
   /** What the probe found. */
   probeResult(id: Identification): ProberStep {
     const now = this.clock();
+    const previous = this.lastProbeAt;
+    const input = this.inputSinceProbe;
     this.inFlight = false;
     this.lastProbeAt = now;
+    this.inputSinceProbe = false;
     this.immediateAt = this.dirty ? now : null;
     this.dirty = false;
     this.last = { at: now, id };
@@ -207,6 +223,10 @@ export class PaneProber {
     } else if (found !== null) {
       this.acquire(found, id, events);
     }
+    // the backoff: a periodic probe (not the first, none of a window) with nothing new before it
+    const inWindow = this.windowAt !== null && now - this.windowAt <= this.t.windowMs;
+    if (this.current === null && events.length === 0 && !input && Number.isFinite(previous) && !inWindow) this.idleStreak++;
+    else this.idleStreak = 0;
     return { events, probeAt: this.nextProbeAt() };
   }
 
@@ -229,6 +249,11 @@ export class PaneProber {
     this.misses = 0;
   }
 
+  /** The periodic probe's wait without an agent: doubled per quiet probe in a row, capped. */
+  idlePeriod(): number {
+    return Math.min(this.t.idlePeriodMs * 2 ** Math.min(this.idleStreak, 16), Math.max(this.t.idleMaxPeriodMs, this.t.idlePeriodMs));
+  }
+
   /** Clock time of the next probe; null while one is in flight. */
   nextProbeAt(): number | null {
     if (this.inFlight) return null;
@@ -238,7 +263,7 @@ export class PaneProber {
     if (this.current !== null) {
       candidates.push(this.lastProbeAt + t.knownPeriodMs);
     } else {
-      candidates.push(this.lastProbeAt + t.idlePeriodMs);
+      candidates.push(this.lastProbeAt + this.idlePeriod());
       const w = this.windowAt;
       if (w !== null) {
         let next: number | null;

@@ -51,7 +51,7 @@ export interface WindowHost {
   rescan(): void;
   /**
    * Signal the exit guard of the pane (src/supervisor/create.ts) that its program's output is
-   * in: called at most once per program (WatchedAgent.claimExitRelease).
+   * in, when a flood hid its marker: at most once per program (WatchedAgent.exitMarker).
    */
   releaseExitGuard(a: WatchedAgent): void;
 }
@@ -306,18 +306,18 @@ export class WatchedAgent {
     if (this.disposed) return;
     this._seeding = true;
     // paused for a flood: the line's continue ends that, and it asks whether the program exited meanwhile
-    const on = this.floodPaused;
+    const wasPaused = this.floodPaused;
     const commands = resumeAndSnapshotCommands(this.paneId);
-    if (on) {
+    if (wasPaused) {
       this.floodPaused = false;
       this.floodTimer?.cancel();
       this.floodTimer = null;
       commands.splice(1, 0, command('display', '-p', '-t', this.paneId, `#{${EXIT_STATUS_OPTION}}`));
     }
     this.host.send(commands, (replies) => {
-      const r = replies.slice(on ? 2 : 1);
+      const r = replies.slice(wasPaused ? 2 : 1);
       if (this.disposed) return;
-      if (on) this.floodResumed(replies[1]);
+      if (wasPaused) this.floodResumed(replies[1]);
       this._seeding = false;
       if (r.length < 4 || r.some((x) => !x.ok)) {
         this.host.rescan();

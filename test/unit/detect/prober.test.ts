@@ -35,13 +35,30 @@ function runUntil(p: PaneProber, clock: Clock, until: number, answer: (now: numb
 }
 
 describe('PaneProber', () => {
-  it('first probe 50 ms after start; a shell alone is probed every 30 s', () => {
+  it('first probe 50 ms after start; a shell alone is probed after 30 s, then twice as long each time up to 4 min', () => {
     const c = new Clock();
     const p = new PaneProber({ clock: c.now });
     const t0 = c.t;
-    const r = runUntil(p, c, t0 + 65_000, () => shell, p.start());
-    expect(r.probes.map((t) => t - t0)).toEqual([50, 30_050, 60_050]);
+    const r = runUntil(p, c, t0 + 1_000_000, () => shell, p.start());
+    expect(r.probes.map((t) => t - t0)).toEqual([50, 30_050, 90_050, 210_050, 450_050, 690_050, 930_050]);
     expect(r.events).toEqual([]);
+  });
+
+  it('the backoff starts again at 30 s on output or a foreground change, and never runs within an acquisition window', () => {
+    const c = new Clock();
+    const p = new PaneProber({ clock: c.now });
+    const t0 = c.t;
+    runUntil(p, c, t0 + 500_000, () => shell, p.start());
+    expect(p.idlePeriod()).toBe(240_000);
+    // a line after the long quiet: a window's one probe at once, then the periodic probe 30 s on
+    c.t = t0 + 500_000;
+    const r = runUntil(p, c, t0 + 600_000, () => shell, p.output());
+    expect(r.probes.map((t) => t - t0 - 500_000)).toEqual([0, 30_000, 90_000]);
+    // a foreground change: its window's probes (0 … 7.5 s) do not count, then 30 s from the last of them
+    const t1 = c.t + 1000;
+    c.t = t1;
+    const f = runUntil(p, c, t1 + 60_000, () => shell, p.foregroundChanged());
+    expect(f.probes.map((t) => t - t1)).toEqual([0, 500, 1000, 1500, 3500, 5500, 7500, 37_500]);
   });
 
   it('a foreground change probes at once and opens an acquisition window: 0, .5, 1, 1.5, 3.5, 5.5, 7.5 s', () => {
