@@ -5,7 +5,10 @@
 export const SNAPSHOT_DISPLAY_FORMAT =
   '#{pane_width} #{pane_height} #{cursor_x} #{cursor_y} #{alternate_on} ' +
   '#{scroll_region_upper} #{scroll_region_lower} #{cursor_flag} #{wrap_flag} #{insert_flag} ' +
-  '#{keypad_cursor_flag} #{keypad_flag} #{origin_flag} #{alternate_saved_x} #{alternate_saved_y}';
+  '#{keypad_cursor_flag} #{keypad_flag} #{origin_flag} #{alternate_saved_x} #{alternate_saved_y} #{history_size}';
+
+/** History lines above the screen a snapshot takes: the mirror's own scrollback (Mirror, 100). */
+export const SNAPSHOT_HISTORY_LINES = 100;
 
 /** Quoting and decoding are the control channel's own (src/tmux); re-exported for callers here. */
 export { quote as quoteTmuxArg } from '../tmux/quote.js';
@@ -14,9 +17,10 @@ import { command } from '../tmux/quote.js';
 import { decodeOctal } from '../tmux/decode.js';
 
 /**
- * The snapshot commands for one pane. Their reply is four blocks, in this order: display,
- * visible screen, saved main screen, parser-pending bytes. Send them on one line so that no
- * output of the pane can slip between the commands.
+ * The snapshot commands for one pane. Their reply is five blocks, in this order: display,
+ * visible screen, saved main screen, parser-pending bytes, the history above the screen (its
+ * last SNAPSHOT_HISTORY_LINES lines, so `nerdr read --lines` reaches past the screen after a
+ * seed too). Send them on one line so that no output of the pane can slip between the commands.
  */
 export function snapshotCommands(paneId: string): string[] {
   return [
@@ -24,6 +28,7 @@ export function snapshotCommands(paneId: string): string[] {
     command('capture-pane', '-p', '-e', '-N', '-t', paneId),
     command('capture-pane', '-p', '-e', '-N', '-a', '-q', '-t', paneId),
     command('capture-pane', '-p', '-P', '-C', '-t', paneId),
+    command('capture-pane', '-p', '-e', '-N', '-S', `-${SNAPSHOT_HISTORY_LINES}`, '-E', '-1', '-t', paneId),
   ];
 }
 
@@ -31,8 +36,8 @@ export function snapshotCommands(paneId: string): string[] {
  * `refresh-client -A '%P:continue'`, then the snapshot, for one line. A pane that tmux paused
  * for this client (pause-after) gets output again from the moment of the capture, so nothing
  * between the two is lost or doubled; continuing a pane that is not paused does nothing. The
- * reply is five blocks: the continue's (tmux < 3.8 prints `%continue %P` inside it), then
- * the snapshot's four. A mirror is always seeded this way, so no pane stays paused.
+ * reply is six blocks: the continue's (tmux < 3.8 prints `%continue %P` inside it), then
+ * the snapshot's five. A mirror is always seeded this way, so no pane stays paused.
  */
 export function resumeAndSnapshotCommands(paneId: string): string[] {
   return [command('refresh-client', '-A', `${paneId}:continue`), ...snapshotCommands(paneId)];
@@ -60,6 +65,8 @@ export interface PaneDisplayState {
   origin: boolean;
   altSavedX: number;
   altSavedY: number;
+  /** Lines of history above the screen (0 when the reply had no such field). */
+  historySize: number;
 }
 
 /** What `Mirror.seed()` takes. */
@@ -111,6 +118,7 @@ export function parseDisplayLine(line: Uint8Array | string): PaneDisplayState {
     origin: flag(12, false),
     altSavedX: toInt(f[13], 0),
     altSavedY: toInt(f[14], 0),
+    historySize: Math.max(0, toInt(f[15], 0)),
   };
 }
 
@@ -132,12 +140,15 @@ function pushRows(parts: Uint8Array[], lines: ReplyBlock, height: number): void 
 }
 
 /**
- * Build the seed from the four reply blocks of `buildSnapshotCommand()`:
- * [display line], [visible screen, -e -N], [saved main screen, -a -q], [pending bytes, -P -C].
+ * Build the seed from the reply blocks of `buildSnapshotCommand()`: [display line], [visible
+ * screen, -e -N], [saved main screen, -a -q], [pending bytes, -P -C], and optionally [history,
+ * -S -N -E -1]. The history is written first and scrolled off the top into the scrollback; it
+ * is taken only when the display line counts some (with none, tmux's -E -1 is the screen's
+ * first line).
  */
 export function buildSeed(blocks: readonly ReplyBlock[]): SeedResult {
   if (blocks.length < 4) {
-    throw new Error(`mirror: snapshot reply needs 4 blocks, got ${blocks.length}`);
+    throw new Error(`mirror: snapshot reply needs 4 blocks (5 with the history), got ${blocks.length}`);
   }
   const displayLine = blocks[0]![0];
   if (displayLine === undefined) throw new Error('mirror: empty display block in snapshot reply');
@@ -149,6 +160,19 @@ export function buildSeed(blocks: readonly ReplyBlock[]): SeedResult {
   const H = st.height;
 
   const parts: Uint8Array[] = [Buffer.from(`${ESC}c`, 'latin1')]; // RIS
+  const history = (blocks[4] ?? []).slice(-Math.min(st.historySize, SNAPSHOT_HISTORY_LINES));
+  if (st.historySize > 0 && history.length > 0) {
+    // each line (from the default pen, as -e writes it) then CR LF from the top; H - 1 more
+    // line feeds scroll the last of them off too
+    const sgr0 = Buffer.from(`${CSI}0m`, 'latin1');
+    const nl = Buffer.from('\r\n', 'latin1');
+    for (const line of history) {
+      parts.push(sgr0);
+      if (line.length > 0) parts.push(line);
+      parts.push(nl);
+    }
+    parts.push(Buffer.from(`${CSI}0m${'\r\n'.repeat(H - 1)}`, 'latin1'));
+  }
   if (st.alternateOn) {
     pushRows(parts, saved, H); // the main screen, saved while the alternate one is active
     const sy = clamp(st.altSavedY, 0, H - 1) + 1;

@@ -79,6 +79,10 @@ describe.skipIf(!tmuxAvailable)('a flood is paused for the supervisor, and its s
         return text.endsWith(screen) && text.split('\n').length <= screen.split('\n').length + 1 ? text : null;
       }, { what: `${w.name}'s mirror to match capture-pane`, timeoutMs: 10_000 });
       expect(mirror).toContain(`${w.last}\nFLOOD-END-${w.name.slice(-1)}`);
+      // the lines above the screen came with the last screen taken: read reaches past it
+      const older = (await env.nerdr('read', w.name, '--lines', '60')).stdout;
+      const n = Number(w.last);
+      expect(older).toContain(`${n - 50}\n${n - 49}\n`);
     }
     const text = log();
     for (const w of wins) {

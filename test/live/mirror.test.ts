@@ -117,7 +117,7 @@ describe.skipIf(!tmuxOk)('mirror against live tmux', () => {
 
     const snapshot = async (): Promise<void> => {
       phase = 'drop';
-      const blocks = await c.command(buildSnapshotCommand(pane), 4);
+      const blocks = await c.command(buildSnapshotCommand(pane), 5);
       expect(blocks.every((b) => b.ok)).toBe(true);
       const seed = buildSeed(blocks.map((b) => b.lines));
       expect([seed.cols, seed.rows]).toEqual([120, 40]);

@@ -15,14 +15,14 @@ const lines = (...s: string[]): Buffer[] => s.map(b);
 function display(o: Partial<Record<string, number>> = {}): Buffer[] {
   const v = {
     w: 20, h: 5, cx: 0, cy: 0, alt: 0, up: 0, low: (o.h ?? 5) - 1, cur: 1, wrap: 1, ins: 0,
-    kc: 0, kp: 0, org: 0, asx: 0, asy: 0, ...o,
+    kc: 0, kp: 0, org: 0, asx: 0, asy: 0, hist: 0, ...o,
   };
-  return [b([v.w, v.h, v.cx, v.cy, v.alt, v.up, v.low, v.cur, v.wrap, v.ins, v.kc, v.kp, v.org, v.asx, v.asy].join(' '))];
+  return [b([v.w, v.h, v.cx, v.cy, v.alt, v.up, v.low, v.cur, v.wrap, v.ins, v.kc, v.kp, v.org, v.asx, v.asy, v.hist].join(' '))];
 }
 
-async function seeded(blocks: Buffer[][]): Promise<Mirror> {
+async function seeded(blocks: Buffer[][], scrollback = 0): Promise<Mirror> {
   const s = buildSeed(blocks);
-  const m = new Mirror(s.cols, s.rows, { scrollback: 0 });
+  const m = new Mirror(s.cols, s.rows, { scrollback });
   m.seed(s);
   await m.flushed();
   return m;
@@ -34,15 +34,16 @@ describe('snapshot command', () => {
     expect(quoteTmuxArg('%3')).toBe(`'%3'`);
   });
 
-  it('builds the four-command line for a pane', () => {
+  it('builds the five-command line for a pane', () => {
     const cmd = buildSnapshotCommand('%12');
     // every argument quoted (the control channel's one quoting function)
     expect(cmd).toBe(
       `display '-p' '-t' '%12' '${SNAPSHOT_DISPLAY_FORMAT}' ; capture-pane '-p' '-e' '-N' '-t' '%12' ; ` +
-        `capture-pane '-p' '-e' '-N' '-a' '-q' '-t' '%12' ; capture-pane '-p' '-P' '-C' '-t' '%12'`,
+        `capture-pane '-p' '-e' '-N' '-a' '-q' '-t' '%12' ; capture-pane '-p' '-P' '-C' '-t' '%12' ; ` +
+        `capture-pane '-p' '-e' '-N' '-S' '-100' '-E' '-1' '-t' '%12'`,
     );
     expect(cmd).not.toContain('\n');
-    expect(SNAPSHOT_DISPLAY_FORMAT.split(' ')).toHaveLength(15);
+    expect(SNAPSHOT_DISPLAY_FORMAT.split(' ')).toHaveLength(16);
   });
 });
 
@@ -63,12 +64,14 @@ describe('decodeOctal', () => {
 
 describe('parseDisplayLine', () => {
   it('parses all fields', () => {
-    const st = parseDisplayLine('120 40 5 7 1 2 30 0 1 1 0 1 0 9 8');
+    const st = parseDisplayLine('120 40 5 7 1 2 30 0 1 1 0 1 0 9 8 1234');
     expect(st).toEqual({
       width: 120, height: 40, cursorX: 5, cursorY: 7, alternateOn: true, scrollUpper: 2, scrollLower: 30,
       cursorVisible: false, wrap: true, insert: true, keypadCursor: false, keypad: true, origin: false,
-      altSavedX: 9, altSavedY: 8,
+      altSavedX: 9, altSavedY: 8, historySize: 1234,
     });
+    // a line without the history field (an older format) counts none
+    expect(parseDisplayLine('120 40 5 7 1 2 30 0 1 1 0 1 0 9 8').historySize).toBe(0);
   });
   it('rejects something else', () => {
     expect(() => parseDisplayLine('no server running')).toThrow(/not a snapshot display line/);
@@ -166,7 +169,24 @@ describe('buildSeed → Mirror', () => {
     m.dispose();
   });
 
+  it('puts the history above the screen into the scrollback, each line from the default pen', async () => {
+    const full = 'h'.repeat(20);
+    const m = await seeded([display({ cx: 2, cy: 1, hist: 3 }), lines('screen 0', '$ '), [], [], lines('\x1b[1mold 1', full, 'old 3')], 100);
+    expect(m.snapshot().rows.map((r) => r.trimEnd())).toEqual(['screen 0', '$', '', '', '']);
+    expect(m.snapshot().cursor).toEqual({ x: 2, y: 1 });
+    expect(m.renderText(8).split('\n').slice(0, 5)).toEqual(['old 1', full, 'old 3', 'screen 0', '$']);
+    // the bold of the first history line ends with it
+    expect(m.renderAnsi(8).split('\n')[1]).not.toContain('\x1b[0;1m');
+    m.dispose();
+  });
+
+  it('takes no history when the display line counts none (tmux then captures the screen\'s first line)', async () => {
+    const m = await seeded([display({ hist: 0 }), lines('top', 'next'), [], [], lines('top')], 100);
+    expect(m.renderText(10).split('\n').filter(Boolean)).toEqual(['top', 'next']);
+    m.dispose();
+  });
+
   it('rejects a short reply', () => {
-    expect(() => buildSeed([display(), [], []])).toThrow(/4 blocks/);
+    expect(() => buildSeed([display(), [], []])).toThrow(/needs 4 blocks/);
   });
 });

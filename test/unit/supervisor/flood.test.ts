@@ -75,7 +75,7 @@ describe('a pane that floods', () => {
     expect(continued()).toHaveLength(before + 1);
     const line = continued().at(-1)!;
     expect(words(line[1]!)).toEqual(['display', '-p', '-t', '%1', '#{@nerdr_exit_status}']);
-    expect(line.slice(2).map((c) => words(c)[0])).toEqual(['display', 'capture-pane', 'capture-pane', 'capture-pane']);
+    expect(line.slice(2).map((c) => words(c)[0])).toEqual(['display', 'capture-pane', 'capture-pane', 'capture-pane', 'capture-pane']);
     await settle();
     await a.mirror!.flushed();
     expect(a.outputPaused).toBe(false);
