@@ -2,6 +2,7 @@
 // nerdr new / ls / read / tmux install|uninstall / supervisor, lights in the status formats,
 // hostile names, crash recovery, the supervisor's life tied to the server, and a pane that
 // floods output. Every wait has a deadline (waitFor); every server and process is ended.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIGHT_PREFIX, SUMMARY_PREFIX } from '../../src/tmux/status.js';
 import { pidAlive, startLiveEnv, tmuxAtLeast, tmuxAvailable, waitFor, type AgentRowLike, type LiveEnv } from './helpers/env.js';
@@ -250,8 +251,22 @@ describe.skipIf(!tmuxAvailable)('foundation: one tmux server, the real CLI', () 
         return a.includes('mirror check ✓ 漢字');
       },
       { what: 'nerdr read to equal capture-pane', timeoutMs: 10_000, intervalMs: 200 },
-    ).catch((e: Error) => {
-      throw new Error(`${e.message}; the demo agent was ${before} when the text was typed; both screens:\n${screen}`);
+    ).catch(async (e: Error) => {
+      // evidence for the next time the typed text reaches neither screen (twice in full 3.7c runs)
+      const facts = await env.tmux('display', '-p', '-t', pane, 'mode=#{pane_in_mode} input_off=#{pane_input_off} dead=#{pane_dead} pid=#{pane_pid} cmd=#{pane_current_command}');
+      // the pane's process is the exit guard's sh; the demo runs in the foreground group of its tty
+      const stat = (pid: string | undefined): string[] => {
+        try {
+          return pid ? (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []) : [];
+        } catch {
+          return [];
+        }
+      };
+      const tpgid = stat(/pid=(\d+)/.exec(facts.stdout)?.[1])[5];
+      const fg = stat(tpgid);
+      const proc = fg.length ? `pid ${tpgid} state ${fg[0]} tty ${fg[4]}` : `none found (tpgid ${tpgid ?? '?'})`;
+      const explain = (await env.nerdr('explain', demo)).stdout;
+      throw new Error(`${e.message}; the demo agent was ${before} when the text was typed; pane: ${facts.stdout.trim()}; its foreground process: ${proc}; explain:\n${explain}\nboth screens:\n${screen}`);
     });
   });
 
