@@ -354,7 +354,9 @@ export function supNodeArgs(argv = process.argv) {
 
 /**
  * The supervisor as this bench's child in the foreground (`nerdr supervise --foreground`, with
- * the flags and environment the CLI gives it, then `args`), so that node flags such as
+ * the V8 flags and malloc setting the CLI gives it in the holder pane, from the build under test
+ * (a build before them has none), then `args`), so that a profile is of the supervisor users
+ * run, and node flags such as
  * --cpu-prof reach it (Node 20 takes no --cpu-prof in NODE_OPTIONS); stopSupervisor() ends it
  * with SIGTERM, which writes its profile. `logFile`: its stdout and stderr, appended.
  */

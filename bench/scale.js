@@ -204,11 +204,6 @@ function lsWall(srv, runs, expect) {
   return summary(ms);
 }
 
-/**
- * The supervisor in the foreground, as this process's child, started with node's flags `args`
- * after the V8 flags and malloc setting the CLI gives it in the holder pane (from the build under
- * test; a build before them has none), so that a profile is of the supervisor users run.
- */
 /** <dir>/sessions/<pid>.json for the program of each window's pane, as Claude Code writes it. */
 function writeStatusFiles(windows, dir) {
   fs.mkdirSync(path.join(dir, 'sessions'), { recursive: true });

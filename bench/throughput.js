@@ -1,7 +1,7 @@
 // Throughput: N MB of text (default 50) through one watched agent pane (120x40, agent label
 // "claude" so screen detection runs as it would for a real agent).
 //
-//   node bench/throughput.js [--mb 50] [--runs 1] [--no-baseline]
+//   node bench/throughput.js [--mb 50] [--runs 1] [--no-baseline] [--poll-ms 20]
 //                            [--sup-node-args '--cpu-prof --cpu-prof-dir=/tmp/prof']
 //
 // --sup-node-args: node's own flags for the supervisor, which then runs as this bench's child
@@ -10,7 +10,7 @@
 // Per run, in one private tmux server:
 //   baseline  the same file `cat` in a plain (unwatched) tmux window: tmux server CPU and time
 //   watched   the file `cat` in a watched window; the clock stops when the file's end marker
-//             is visible in the supervisor's mirror (polled with nerdr.read every 20 ms)
+//             is visible in the supervisor's mirror (polled with nerdr.read every --poll-ms)
 // Figures: supervisor CPU / tmux server CPU over the watched run (target <= 0.30, issue 28), MB/s until
 // the mirror caught up, plus the control-mode client process (tmux -C) and the baseline.
 
