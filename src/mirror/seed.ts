@@ -162,12 +162,12 @@ export function buildSeed(blocks: readonly ReplyBlock[]): SeedResult {
   const parts: Uint8Array[] = [Buffer.from(`${ESC}c`, 'latin1')]; // RIS
   const history = (blocks[4] ?? []).slice(-Math.min(st.historySize, SNAPSHOT_HISTORY_LINES));
   if (st.historySize > 0 && history.length > 0) {
-    // each line (from the default pen, as -e writes it) then CR LF from the top; H - 1 more
-    // line feeds scroll the last of them off too
-    const sgr0 = Buffer.from(`${CSI}0m`, 'latin1');
+    // each line then CR LF from the top; H - 1 more line feeds scroll the last of them off too.
+    // -e writes a line's codes against the last cell of the line before (grid_string_cells keeps
+    // it across the capture's lines), so the pen is reset only before and after them all
     const nl = Buffer.from('\r\n', 'latin1');
+    parts.push(Buffer.from(`${CSI}0m`, 'latin1'));
     for (const line of history) {
-      parts.push(sgr0);
       if (line.length > 0) parts.push(line);
       parts.push(nl);
     }

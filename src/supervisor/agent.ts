@@ -399,8 +399,9 @@ export class WatchedAgent {
       this.floodCalmTimer = null;
       this.endFlood(true);
     });
+    // a number, as the guard writes it: anything else is not an exit
     const status = exit?.ok ? (exit.lines[0]?.toString() ?? '').trim() : '';
-    if (status === '' || this._dead || this.exitMarkerTimer) return;
+    if (!/^\d+$/.test(status) || this._dead || this.exitMarkerTimer) return;
     this.exitMarkerTimer = this.host.clock.after(EXIT_MARKER_WAIT_MS, () => {
       this.exitMarkerTimer = null;
       if (this._dead || this.disposed) return;

@@ -131,8 +131,17 @@ describe.skipIf(!tmuxAvailable)('a supervisor stopped during a flood', () => {
         return caughtUp.size === PANES.length;
       },
       { timeoutMs: 20_000, intervalMs: 250, what: 'every mirror to show the dialog drawn after the flood' },
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}; caught up: ${[...caughtUp.keys()].join(', ') || 'none'}`);
+    ).catch(async (err: Error) => {
+      // evidence for a pane left behind (once in a CI run on 3.2a): what the supervisor did with
+      // it, and what tmux shows
+      const behind = PANES.filter((n) => !caughtUp.has(n));
+      const log = readdirSync(env.stateDir).filter((f) => /^core-.*\.log$/.test(f)).map((f) => readFileSync(path.join(env.stateDir, f), 'utf8')).join('');
+      const lines = log.split('\n').filter((l) => behind.some((n) => l.includes(n)) || /fell behind|paused|nudge/.test(l)).slice(-30);
+      const explains = await Promise.all(behind.map(async (n) => (await env.nerdr('explain', n)).stdout));
+      const screens = await Promise.all(behind.map(async (n) => (await env.tmux('capture-pane', '-p', '-t', `=user:${n}`)).stdout.split('\n').slice(0, 6).join('\n')));
+      throw new Error(
+        `${err.message}; caught up: ${[...caughtUp.keys()].join(', ') || 'none'}\n--- supervisor log\n${lines.join('\n')}\n--- explain\n${explains.join('\n')}\n--- tmux's screens (top)\n${screens.join('\n')}`,
+      );
     });
     for (const name of PANES) expect(caughtUp.get(name)! - doneAt(name)!).toBeLessThan(10_000);
 

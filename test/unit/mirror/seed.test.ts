@@ -169,14 +169,23 @@ describe('buildSeed → Mirror', () => {
     m.dispose();
   });
 
-  it('puts the history above the screen into the scrollback, each line from the default pen', async () => {
+  it('puts the history above the screen into the scrollback; its codes run on across its lines, as tmux writes them, and stop before the screen', async () => {
     const full = 'h'.repeat(20);
-    const m = await seeded([display({ cx: 2, cy: 1, hist: 3 }), lines('screen 0', '$ '), [], [], lines('\x1b[1mold 1', full, 'old 3')], 100);
+    // tmux writes no code where a line goes on in the pen of the line before: full is bold too
+    const m = await seeded([display({ cx: 2, cy: 1, hist: 3 }), lines('screen 0', '$ '), [], [], lines('\x1b[1mold 1', full, '\x1b[0mold 3')], 100);
     expect(m.snapshot().rows.map((r) => r.trimEnd())).toEqual(['screen 0', '$', '', '', '']);
     expect(m.snapshot().cursor).toEqual({ x: 2, y: 1 });
     expect(m.renderText(8).split('\n').slice(0, 5)).toEqual(['old 1', full, 'old 3', 'screen 0', '$']);
-    // the bold of the first history line ends with it
-    expect(m.renderAnsi(8).split('\n')[1]).not.toContain('\x1b[0;1m');
+    const ansi = m.renderAnsi(8).split('\n');
+    expect(ansi[1]).toContain('\x1b[0;1m');
+    expect(ansi[2]).not.toContain('\x1b[0;1m');
+    expect(ansi[3]).not.toContain('\x1b[0;1m');
+    m.dispose();
+  });
+
+  it('a history that ends in a colour does not colour the screen', async () => {
+    const m = await seeded([display({ hist: 1 }), lines('plain'), [], [], lines('\x1b[31mred')], 100);
+    expect(m.renderAnsi(1)).not.toContain('31m');
     m.dispose();
   });
 

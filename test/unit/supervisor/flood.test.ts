@@ -159,11 +159,17 @@ describe('the exit guard in a flood', () => {
     expect(rig.tmux.sent('wait-for')).toHaveLength(1);
   });
 
-  it('the program still runs when the screen is taken: nothing is released', async () => {
+  it('the program still runs when the screen is taken (no status, or a line that is not one): nothing is released', async () => {
     rig = await startRig((t) => void t.addPane({ ...CMD, screen: ['$ make'] }));
     await rig.wait(300);
     await flood(rig, FLOOD_BYTES);
     await rig.wait(FLOOD_PAUSE_MS + EXIT_MARKER_WAIT_MS + 100);
+    expect(rig.tmux.sent('wait-for')).toEqual([]);
+    rig.tmux.pane('%1').options.set('@nerdr_exit_status', '%pause %1');
+    await flood(rig, FLOOD_AGAIN_BYTES);
+    await flood(rig, FLOOD_BYTES);
+    await rig.wait(FLOOD_PAUSE_MS + EXIT_MARKER_WAIT_MS + 100);
+    expect(pauses(rig).length).toBeGreaterThan(1);
     expect(rig.tmux.sent('wait-for')).toEqual([]);
   });
 });
