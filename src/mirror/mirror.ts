@@ -3,7 +3,7 @@
 
 import type { ScreenSnapshot } from '../types.js';
 import { OscScanner } from './osc.js';
-import type { SeedResult } from './seed.js';
+import { MIRROR_SCROLLBACK, type SeedResult } from './seed.js';
 import { useTmuxWidths } from './wcwidth.js';
 import { Terminal, type IBufferCell, type IBufferLine } from './xterm.js';
 
@@ -113,7 +113,7 @@ export class Mirror {
     this.term = new Terminal({
       cols: Math.max(1, cols),
       rows: Math.max(1, rows),
-      scrollback: Math.max(0, opts.scrollback ?? 100),
+      scrollback: Math.max(0, opts.scrollback ?? MIRROR_SCROLLBACK),
       allowProposedApi: true,
       convertEol: false,
       // xterm warns once that its synchronous write is "unreliable": it is, when called from

@@ -7,8 +7,8 @@ export const SNAPSHOT_DISPLAY_FORMAT =
   '#{scroll_region_upper} #{scroll_region_lower} #{cursor_flag} #{wrap_flag} #{insert_flag} ' +
   '#{keypad_cursor_flag} #{keypad_flag} #{origin_flag} #{alternate_saved_x} #{alternate_saved_y} #{history_size}';
 
-/** History lines above the screen a snapshot takes: the mirror's own scrollback (Mirror, 100). */
-export const SNAPSHOT_HISTORY_LINES = 100;
+/** A mirror's scrollback unless it is given one (Mirror), and so the history a snapshot takes. */
+export const MIRROR_SCROLLBACK = 100;
 
 /** Quoting and decoding are the control channel's own (src/tmux); re-exported for callers here. */
 export { quote as quoteTmuxArg } from '../tmux/quote.js';
@@ -19,7 +19,7 @@ import { decodeOctal } from '../tmux/decode.js';
 /**
  * The snapshot commands for one pane. Their reply is five blocks, in this order: display,
  * visible screen, saved main screen, parser-pending bytes, the history above the screen (its
- * last SNAPSHOT_HISTORY_LINES lines, so `nerdr read --lines` reaches past the screen after a
+ * last MIRROR_SCROLLBACK lines, so `nerdr read --lines` reaches past the screen after a
  * seed too). Send them on one line so that no output of the pane can slip between the commands.
  */
 export function snapshotCommands(paneId: string): string[] {
@@ -28,7 +28,7 @@ export function snapshotCommands(paneId: string): string[] {
     command('capture-pane', '-p', '-e', '-N', '-t', paneId),
     command('capture-pane', '-p', '-e', '-N', '-a', '-q', '-t', paneId),
     command('capture-pane', '-p', '-P', '-C', '-t', paneId),
-    command('capture-pane', '-p', '-e', '-N', '-S', `-${SNAPSHOT_HISTORY_LINES}`, '-E', '-1', '-t', paneId),
+    command('capture-pane', '-p', '-e', '-N', '-S', `-${MIRROR_SCROLLBACK}`, '-E', '-1', '-t', paneId),
   ];
 }
 
@@ -160,7 +160,7 @@ export function buildSeed(blocks: readonly ReplyBlock[]): SeedResult {
   const H = st.height;
 
   const parts: Uint8Array[] = [Buffer.from(`${ESC}c`, 'latin1')]; // RIS
-  const history = (blocks[4] ?? []).slice(-Math.min(st.historySize, SNAPSHOT_HISTORY_LINES));
+  const history = (blocks[4] ?? []).slice(-Math.min(st.historySize, MIRROR_SCROLLBACK));
   if (st.historySize > 0 && history.length > 0) {
     // each line then CR LF from the top; H - 1 more line feeds scroll the last of them off too.
     // -e writes a line's codes against the last cell of the line before (grid_string_cells keeps

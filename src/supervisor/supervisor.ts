@@ -240,9 +240,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       settled: (a, u) => this.settled(a, u),
       changed: (a) => this.emit('change', a),
       rescan: () => this.scheduleScan(),
-      releaseExitGuard: (a) => {
-        if (this.tmux.exitGuard) this.sendLine([command('wait-for', '-S', exitChannel(a.paneId))], () => undefined);
-      },
+      releaseExitGuard: (a) => this.releaseExitGuard(a.paneId),
     };
   }
 
@@ -391,10 +389,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private onOutput(pane: string, data: Buffer): void {
     // a window's first output may come before the scan that watches it: the marker is looked
     // for in every pane's output
-    if (this.tmux.exitGuard && this.exitMarkers.feed(pane, data) && (this.agents.get(pane)?.exitMarker() ?? true)) {
-      this.sendLine([command('wait-for', '-S', exitChannel(pane))], () => undefined);
-    }
+    if (this.tmux.exitGuard && this.exitMarkers.feed(pane, data) && (this.agents.get(pane)?.exitMarker() ?? true)) this.releaseExitGuard(pane);
     this.agents.get(pane)?.output(data);
+  }
+
+  /** Lets the pane's exit guard (create.ts) end: the supervisor has the program's last output. */
+  private releaseExitGuard(pane: string): void {
+    if (this.tmux.exitGuard) this.sendLine([command('wait-for', '-S', exitChannel(pane))], () => undefined);
   }
 
   private onNotification(name: string, args: string): void {

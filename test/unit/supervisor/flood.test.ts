@@ -40,6 +40,13 @@ const BLOCK = `${'x'.repeat(62)}\r\n`.repeat(1024);
 
 const pauses = (r: Rig): string[][] => r.tmux.sent('refresh-client').filter((w) => w.includes('%1:pause'));
 
+/** A supervisor watching one `--cmd` window (`make`), its first look done. */
+async function watchMake(): Promise<Rig> {
+  const r = await startRig((t) => void t.addPane({ ...CMD, screen: ['$ make'] }));
+  await r.wait(300);
+  return r;
+}
+
 async function flood(r: Rig, bytes: number): Promise<void> {
   for (let n = 0; n < bytes; n += BLOCK.length) r.channel().output('%1', BLOCK);
   await settle();
@@ -47,8 +54,7 @@ async function flood(r: Rig, bytes: number): Promise<void> {
 
 describe('a pane that floods', () => {
   it('is paused for our client at FLOOD_BYTES within FLOOD_WINDOW_MS; nothing after is parsed; FLOOD_PAUSE_MS later one line continues it and takes its screen', async () => {
-    rig = await startRig((t) => void t.addPane({ ...CMD, screen: ['$ make'] }));
-    await rig.wait(300);
+    rig = await watchMake();
     const a = rig.sup.agents.get('%1')!;
     await flood(rig, FLOOD_BYTES - BLOCK.length);
     expect(pauses(rig)).toEqual([]);
@@ -93,8 +99,7 @@ describe('a pane that floods', () => {
   });
 
   it('within a flood, FLOOD_AGAIN_BYTES after the screen was taken pause it again; the screen is taken every FLOOD_PAUSE_MS while it lasts; the light says working', async () => {
-    rig = await startRig((t) => void t.addPane({ ...CMD, screen: ['$ make'] }));
-    await rig.wait(300);
+    rig = await watchMake();
     const a = rig.sup.agents.get('%1')!;
     await flood(rig, FLOOD_BYTES);
     for (let i = 1; i <= 4; i++) {
@@ -113,8 +118,7 @@ describe('a pane that floods', () => {
   });
 
   it('a snapshot for another cause (a resize) while paused continues it too, and the timer does not take it twice', async () => {
-    rig = await startRig((t) => void t.addPane({ ...CMD, screen: ['$ make'] }));
-    await rig.wait(300);
+    rig = await watchMake();
     const a = rig.sup.agents.get('%1')!;
     await flood(rig, FLOOD_BYTES);
     const continues = (): number => rig!.tmux.sent('refresh-client').filter((w) => w.includes('%1:continue')).length;
@@ -131,8 +135,7 @@ describe('a pane that floods', () => {
 
 describe('the exit guard in a flood', () => {
   it('the program exited while paused (its status set) and the marker never comes: the guard is released once, EXIT_MARKER_WAIT_MS after the screen; a late marker is not signalled again', async () => {
-    rig = await startRig((t) => void t.addPane({ ...CMD, screen: ['$ make'] }));
-    await rig.wait(300);
+    rig = await watchMake();
     await flood(rig, FLOOD_BYTES);
     rig.tmux.pane('%1').options.set('@nerdr_exit_status', '2');
     await rig.wait(FLOOD_PAUSE_MS + 10);
@@ -147,8 +150,7 @@ describe('the exit guard in a flood', () => {
   });
 
   it('the marker comes after the screen was taken: it releases the guard, and nothing else does', async () => {
-    rig = await startRig((t) => void t.addPane({ ...CMD, screen: ['$ make'] }));
-    await rig.wait(300);
+    rig = await watchMake();
     await flood(rig, FLOOD_BYTES);
     rig.tmux.pane('%1').options.set('@nerdr_exit_status', '0');
     await rig.wait(FLOOD_PAUSE_MS + 10);
@@ -160,8 +162,7 @@ describe('the exit guard in a flood', () => {
   });
 
   it('the program still runs when the screen is taken (no status, or a line that is not one): nothing is released', async () => {
-    rig = await startRig((t) => void t.addPane({ ...CMD, screen: ['$ make'] }));
-    await rig.wait(300);
+    rig = await watchMake();
     await flood(rig, FLOOD_BYTES);
     await rig.wait(FLOOD_PAUSE_MS + EXIT_MARKER_WAIT_MS + 100);
     expect(rig.tmux.sent('wait-for')).toEqual([]);
