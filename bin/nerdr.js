@@ -1,19 +1,20 @@
 #!/usr/bin/env node
 // Entry point. `nerdr hook` is on the agents' hot path, so it gets a loader that imports
-// nothing else; every other command goes through the full CLI: its bundle (dist/bundle/, made by
+// nothing else. The reads scripts poll (`ls --json`, `status [--json]`) are tried with builtins
+// and the socket client alone (dist/cli/read-fast.js), which hands back whatever it does not
+// answer. Every other command goes through the full CLI: its bundle (dist/bundle/, made by
 // scripts/bundle.mjs after tsc) when that is at least as new as tsc's output, else the modules.
 import { statSync } from 'node:fs';
 
-/** The bundle, unless it is missing, older than tsc's last build (a `tsc` alone since) or NERDR_UNBUNDLED=1. */
-function cliEntry() {
-  if (process.env.NERDR_UNBUNDLED === '1') return '../dist/cli/main.js';
+/** A bundled entry, unless it is missing, older than tsc's build of it (a `tsc` alone since) or NERDR_UNBUNDLED=1. */
+function entry(bundled, modules) {
+  if (process.env.NERDR_UNBUNDLED === '1') return modules;
   try {
-    const bundled = statSync(new URL('../dist/bundle/main.js', import.meta.url)).mtimeMs;
-    if (bundled >= statSync(new URL('../dist/cli/main.js', import.meta.url)).mtimeMs) return '../dist/bundle/main.js';
+    if (statSync(new URL(bundled, import.meta.url)).mtimeMs >= statSync(new URL(modules, import.meta.url)).mtimeMs) return bundled;
   } catch {
-    // no bundle (or no build at all: the import below says so)
+    // no bundle (or no build at all: the import says so)
   }
-  return '../dist/cli/main.js';
+  return modules;
 }
 
 // a stack under NERDR_DEBUG=1 names tsc's files and lines, not the bundle's (its source maps)
@@ -23,8 +24,12 @@ try {
   if (process.argv[2] === 'hook') {
     await import('../dist/cli/hook-entry.js');
   } else {
-    const { main } = await import(cliEntry());
-    await main(process.argv);
+    const args = process.argv.slice(2);
+    const fast = args.includes('ls') || args.includes('status') ? await import(entry('../dist/bundle/fast/read-fast.js', '../dist/cli/read-fast.js')) : null;
+    if (!(fast && (await fast.runFastRead(args)))) {
+      const { main } = await import(entry('../dist/bundle/main.js', '../dist/cli/main.js'));
+      await main(process.argv);
+    }
   }
 } catch (err) {
   // a clone (a TPM install) that was never built: say what to run, not a stack trace

@@ -4,6 +4,8 @@
 // that ends the CLI with a status other than 0 takes it from here (exitFor); the table is
 // listed for users in docs/errors.md.
 
+import type { SocketRequestError } from './supervisor/socket/client.js';
+
 /** What a code means to the CLI: the exit status it ends with, and the fix shown when the error brings none of its own. */
 export interface CodeEntry {
   exit: number;
@@ -179,6 +181,16 @@ export function fromServerError(code: string, message: string, fix?: string): Ne
   if (fix) return new NerdrError(message, fix, { code });
   const i = message.indexOf('; fix: ');
   return i < 0 ? new NerdrError(message, undefined, { code }) : new NerdrError(message.slice(0, i), message.slice(i + '; fix: '.length), { code });
+}
+
+/**
+ * A failed request as the CLI reports it, its code kept: the supervisor's own code when it
+ * replied; otherwise the client's (`no_answer` for a request it gave up on, so it is never taken
+ * for the supervisor's `timeout` of `nerdr wait`).
+ */
+export function socketError(err: SocketRequestError): NerdrError {
+  if (err.response !== undefined) return fromServerError(err.code, err.message, err.fix);
+  return new NerdrError(err.message, undefined, { code: err.code === 'timeout' ? 'no_answer' : err.code });
 }
 
 /** A tmux command the supervisor sent was refused: the error names the command. A socket method it fails answers `tmux_error`. */

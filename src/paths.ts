@@ -5,7 +5,7 @@ import { NerdrError } from './errors.js';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serverKey } from './tmux/server.js';
+import { serverKey } from './tmux/socket-path.js';
 
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.NERDR_STATE_DIR) return path.resolve(env.NERDR_STATE_DIR);

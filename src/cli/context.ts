@@ -1,7 +1,9 @@
 // What every command needs: which tmux server, and a supervisor to talk to.
 
 import type { Command } from 'commander';
-import { fromServerError, NerdrError } from '../errors.js';
+import { NerdrError, socketError } from '../errors.js';
+
+export { socketError };
 import { checkTmuxVersion, resolveSocket, serverRunning, tmux } from '../tmux/server.js';
 import { ensureStateDir, nerdrBin, serverFiles } from '../paths.js';
 // the socket's client alone: its index also loads the server and every integration
@@ -201,15 +203,6 @@ export async function call<T>(cmd: Command, method: string, params: unknown = {}
   }
 }
 
-/**
- * A failed request as the CLI reports it, its code kept: the supervisor's own code when it
- * replied; otherwise the client's (`no_answer` for a request it gave up on, so it is never taken
- * for the supervisor's `timeout` of `nerdr wait`).
- */
-export function socketError(err: SocketRequestError): NerdrError {
-  if (err.response !== undefined) return fromServerError(err.code, err.message, err.fix);
-  return new NerdrError(err.message, undefined, { code: err.code === 'timeout' ? 'no_answer' : err.code });
-}
 
 /** The session of the calling client (inside tmux), or the one named with -t. */
 export async function callerSession(sock: string, explicit: string | undefined): Promise<string> {

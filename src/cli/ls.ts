@@ -6,9 +6,8 @@ import { printJson, table } from './print.js';
 import { age, resetWhen } from '../looks.js';
 import type { AgentRow } from '../protocol/index.js';
 import { visible } from '../text.js';
+import { statusLine, type StatusCounts } from './read-fast.js';
 
-const STATE_ORDER = ['blocked', 'done', 'limited', 'working', 'idle', 'unknown', 'exited'];
-const GLYPH: Record<string, string> = { blocked: '✋', done: '✓', limited: '◷', working: '⏳', idle: '○', unknown: '◌', exited: '✕' };
 
 /** The agent's name as herdr shows it: a reported display name, else a custom report's label, else the window's agent. */
 export function shownAgent(a: Pick<AgentRow, 'agent'> & Partial<Pick<AgentRow, 'displayAgent' | 'reportedAgent'>>): string {
@@ -70,10 +69,9 @@ export function register(program: Command): void {
         process.stdout.write((await fleetStatusLine(cmd)) + '\n');
         return;
       }
-      const s = await call<{ counts: Record<string, number>; total: number }>(cmd, 'nerdr.status', {}, { whenNone: () => ({ counts: {}, total: 0 }) });
+      const s = await call<StatusCounts>(cmd, 'nerdr.status', {}, { whenNone: () => ({ counts: {}, total: 0 }) });
       if (opts.json) return printJson(s);
-      const parts = STATE_ORDER.filter((k) => s.counts[k]).map((k) => `${GLYPH[k]}${s.counts[k]} ${k}`);
-      process.stdout.write((parts.length ? parts.join('  ') : 'no agents') + '\n');
+      process.stdout.write(statusLine(s) + '\n');
     });
 }
 

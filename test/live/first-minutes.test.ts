@@ -201,3 +201,35 @@ describe.skipIf(!tmuxAvailable)('the demo explains itself', () => {
     expect((await env.tmuxOk('list-windows', '-t', '=user', '-F', '#{window_name}')).split('\n')).not.toContain('nerdr-guide');
   });
 });
+
+describe.skipIf(!tmuxAvailable)('the reads scripts poll', () => {
+  let env: LiveEnv;
+  beforeAll(async () => {
+    env = await startLiveEnv();
+  });
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  /** The full CLI (the bundle's main(), commander and all), as bin/nerdr.js ran it before the fast reads. */
+  const fullCli = (...args: string[]) =>
+    run(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(path.join(REPO_ROOT, 'dist', 'bundle', 'main.js'))}); await m.main(['node', 'nerdr', ...process.argv.slice(1)]);`, '--', '-L', env.server, ...args], { env: env.env });
+
+  it('ls --json, status and status --json print what the full CLI prints', async () => {
+    const made = await env.nerdr('new', '-d', '--name', 'poll', '--cmd', 'exec sleep 1000');
+    expect(made.code, made.stderr).toBe(0);
+    await waitFor(async () => ((await env.nerdr('ls', '--json')).stdout.includes('"poll"') ? true : null), { timeoutMs: 20_000 });
+    for (const args of [['ls', '--json'], ['status'], ['status', '--json']]) {
+      // the two are asked one after the other: a state that changed between them is asked again
+      await waitFor(
+        async () => {
+          const [fast, full] = [await env.nerdr(...args), await fullCli(...args)];
+          expect(fast.code, args.join(' ')).toBe(0);
+          expect(full.code, full.stderr).toBe(0);
+          return fast.stdout === full.stdout && fast.stderr === full.stderr ? true : null;
+        },
+        { timeoutMs: 20_000, what: `nerdr ${args.join(' ')} printing as the full CLI does` },
+      );
+    }
+  });
+});

@@ -1,7 +1,9 @@
 // bin/nerdr.js picks what it runs: the bundle (dist/bundle/, scripts/bundle.mjs) when it is at
 // least as new as tsc's output, tsc's modules when the bundle is missing or stale (a `tsc` alone
-// since) or NERDR_UNBUNDLED=1, and a fix when nothing is built. The real bin/nerdr.js runs in a
-// folder of its own whose two entries only say which one they are.
+// since) or NERDR_UNBUNDLED=1, and a fix when nothing is built; `ls` and `status` try the fast
+// reads first (src/cli/read-fast.ts), chosen the same way, and go on to the CLI when those hand
+// them back. The real bin/nerdr.js runs in a folder of its own whose entries only say which one
+// they are.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,8 +27,16 @@ function entry(rel: string, name: string, mtimeS: number): void {
   utimesSync(file, mtimeS, mtimeS);
 }
 
-function nerdr(env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'nerdr.js'), 'ls', '--json'], { encoding: 'utf8', env: { ...process.env, NERDR_UNBUNDLED: '', ...env } });
+/** A fast-read entry that answers (prints its name) or hands the command back. */
+function fastEntry(rel: string, name: string, mtimeS: number, answers: boolean): void {
+  const file = path.join(root, rel);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `export async function runFastRead(args) { if (${answers}) process.stdout.write(${JSON.stringify(name)} + ' ' + args.join(' ')); return ${answers}; }\n`);
+  utimesSync(file, mtimeS, mtimeS);
+}
+
+function nerdr(env: Record<string, string> = {}, args = ['explain', 'x']): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [path.join(root, 'bin', 'nerdr.js'), ...args], { encoding: 'utf8', env: { ...process.env, NERDR_UNBUNDLED: '', ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -34,19 +44,41 @@ describe('bin/nerdr.js', () => {
   it('runs the bundle when it is as new as tsc output or newer', () => {
     entry('dist/cli/main.js', 'modules', 1_000_000);
     entry('dist/bundle/main.js', 'bundle', 1_000_000);
-    expect(nerdr()).toEqual({ code: 0, stdout: 'bundle ls --json', stderr: '' });
+    expect(nerdr()).toEqual({ code: 0, stdout: 'bundle explain x', stderr: '' });
     entry('dist/bundle/main.js', 'bundle', 1_000_100);
-    expect(nerdr().stdout).toBe('bundle ls --json');
+    expect(nerdr().stdout).toBe('bundle explain x');
   });
 
   it('runs the modules when the bundle is older than them, missing, or NERDR_UNBUNDLED=1', () => {
     entry('dist/cli/main.js', 'modules', 1_000_100);
     entry('dist/bundle/main.js', 'bundle', 1_000_000);
-    expect(nerdr().stdout).toBe('modules ls --json');
+    expect(nerdr().stdout).toBe('modules explain x');
     entry('dist/bundle/main.js', 'bundle', 1_000_200);
-    expect(nerdr({ NERDR_UNBUNDLED: '1' }).stdout).toBe('modules ls --json');
+    expect(nerdr({ NERDR_UNBUNDLED: '1' }).stdout).toBe('modules explain x');
     rmSync(path.join(root, 'dist', 'bundle'), { recursive: true });
-    expect(nerdr().stdout).toBe('modules ls --json');
+    expect(nerdr().stdout).toBe('modules explain x');
+  });
+
+  it('answers ls and status with the fast reads, chosen as the CLI is', () => {
+    entry('dist/cli/main.js', 'modules', 1_000_000);
+    entry('dist/bundle/main.js', 'bundle', 1_000_000);
+    fastEntry('dist/cli/read-fast.js', 'fast-modules', 1_000_000, true);
+    fastEntry('dist/bundle/fast/read-fast.js', 'fast-bundle', 1_000_000, true);
+    expect(nerdr({}, ['-L', 'w', 'ls', '--json'])).toEqual({ code: 0, stdout: 'fast-bundle -L w ls --json', stderr: '' });
+    expect(nerdr({}, ['status']).stdout).toBe('fast-bundle status');
+    expect(nerdr({ NERDR_UNBUNDLED: '1' }, ['status']).stdout).toBe('fast-modules status');
+    fastEntry('dist/cli/read-fast.js', 'fast-modules', 1_000_100, true);
+    expect(nerdr({}, ['status']).stdout).toBe('fast-modules status');
+    // other commands never load them
+    expect(nerdr().stdout).toBe('bundle explain x');
+  });
+
+  it('runs the CLI when the fast reads hand the command back', () => {
+    entry('dist/cli/main.js', 'modules', 1_000_000);
+    entry('dist/bundle/main.js', 'bundle', 1_000_000);
+    fastEntry('dist/cli/read-fast.js', 'fast-modules', 1_000_000, false);
+    fastEntry('dist/bundle/fast/read-fast.js', 'fast-bundle', 1_000_000, false);
+    expect(nerdr({}, ['ls'])).toEqual({ code: 0, stdout: 'bundle ls', stderr: '' });
   });
 
   it('says to build it when nothing is built', () => {

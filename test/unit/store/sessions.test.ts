@@ -185,7 +185,7 @@ describe('several processes saving at once', () => {
   it('loses nothing: own sessions all land, the shared one is a whole version, snapshots parse', async () => {
     work = mkdtempSync(join(tmpdir(), 'nerdr-sessions-build-'));
     // a plain transpile of the store and what it imports (fast; types are checked by tsc elsewhere)
-    for (const f of ['store/sessions.ts', 'store/atomic.ts', 'store/lock.ts', 'errors.ts', 'tmux/server.ts', 'tmux/quote.ts']) {
+    for (const f of ['store/sessions.ts', 'store/atomic.ts', 'store/lock.ts', 'errors.ts', 'tmux/server.ts', 'tmux/socket-path.ts', 'tmux/quote.ts']) {
       const out = ts.transpileModule(readFileSync(join(ROOT, 'src', f), 'utf8'), { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } });
       mkdirSync(join(work, 'dist', f, '..'), { recursive: true });
       writeFileSync(join(work, 'dist', f.replace(/\.ts$/, '.js')), out.outputText);
