@@ -31,6 +31,53 @@ describe('the summary format', () => {
     expect(summaryText(['done'], looks, '')).toBe('#[push-default]#[none,fg=blue]✓1#[default]#[pop-default] ');
   });
 
+  it("the writer's counts follow every change: the same summary as counting all windows again", () => {
+    const states = ['blocked', 'done', 'working', 'idle', 'unknown', 'limited', 'exited'] as const;
+    let seed = 7;
+    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    const w = new LightsWriter(() => undefined);
+    const want = new Map<string, string | undefined>(); // window → its state (undefined: options but no state yet)
+    for (let step = 0; step < 2000; step++) {
+      const win = `@${rnd(12)}`;
+      const op = rnd(10);
+      if (op < 6) {
+        const state = states[rnd(states.length)]!;
+        w.set(win, { state, kind: state === 'exited' ? 'exited' : state, suffix: rnd(3) ? '' : ` ✉${rnd(3)}` });
+        want.set(win, state);
+      } else if (op < 8) {
+        w.setOption(win, '@nerdr_facts', `{"n":${step}}`);
+        if (!want.has(win)) want.set(win, undefined);
+      } else {
+        w.remove(win);
+        want.delete(win);
+      }
+      if (step % 7 === 0) {
+        const all = [...want.values()].map((s) => s ?? 'unknown');
+        expect(w.summary(), `step ${step}`).toBe(supervisedSummary(summaryText(all), all.length));
+      }
+    }
+    w.dispose();
+  });
+
+  it("the writer's light text follows its looks", () => {
+    const sent: string[][] = [];
+    const w = new LightsWriter((cmds, done) => {
+      sent.push(cmds);
+      done(cmds.map(() => true));
+    });
+    w.set('@1', { state: 'done', kind: 'done' });
+    const before = lightText({ state: 'done', kind: 'done' });
+    w.setLooks(looksFromOptions({ '@nerdr-color-done': 'blue' }));
+    w.set('@2', { state: 'done', kind: 'done' });
+    const after = lightText({ state: 'done', kind: 'done' }, glyphsFrom(looksFromOptions({ '@nerdr-color-done': 'blue' })));
+    expect(after).not.toBe(before);
+    // what the writer wants for each window, as the next flush would send it
+    const wanted = (w as unknown as { wanted: Map<string, Map<string, string>> }).wanted;
+    expect(wanted.get('@1')?.get('@nerdr_light')).toBe(before);
+    expect(wanted.get('@2')?.get('@nerdr_light')).toBe(after);
+    w.dispose();
+  });
+
   it("the writer's summary follows the looks it was given", () => {
     const w = new LightsWriter(() => undefined);
     w.setLooks(looksFromOptions({ '@nerdr-color-blocked': '#ff5f00,bold' }), 'colour235');
