@@ -36,7 +36,7 @@ describe('the summary format', () => {
     let seed = 7;
     const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
     const w = new LightsWriter(() => undefined);
-    const want = new Map<string, string | undefined>(); // window → its state (undefined: options but no state yet)
+    const want = new Map<string, (typeof states)[number] | undefined>(); // window → its state (undefined: options but no state yet)
     for (let step = 0; step < 2000; step++) {
       const win = `@${rnd(12)}`;
       const op = rnd(10);
@@ -52,7 +52,7 @@ describe('the summary format', () => {
         want.delete(win);
       }
       if (step % 7 === 0) {
-        const all = [...want.values()].map((s) => s ?? 'unknown');
+        const all = [...want.values()].map((s) => s ?? 'unknown' as const);
         expect(w.summary(), `step ${step}`).toBe(supervisedSummary(summaryText(all), all.length));
       }
     }
