@@ -128,7 +128,9 @@ if (sc?.met) {
   if (sc.silentCmd) rows.push([`scale: CPU %, ${n} silent --cmd windows`, sc.silentCmd.supervisorCpuPct, '<= 0.1', sc.met.silentCmdCpu]);
   rows.push([`scale: CPU %, ${n} quiet claude windows`, sc.quietKnown.supervisorCpuPct, '<= 0.3', sc.met.quietKnownCpu]);
   if (sc.quietCmd) rows.push([`scale: CPU %, ${n} quiet --cmd windows`, sc.quietCmd.supervisorCpuPct, '<= 0.3', sc.met.quietCmdCpu]);
+  if (sc.quietCmd?.floor) rows.push(['scale: the same lines, a bare Node reader, CPU %', Math.round((sc.quietCmd.floor.cpuMs / 10 / sc.quietCmd.floor.seconds) * 1000) / 1000, '(yardstick)', null]);
   rows.push([`scale: nerdr ls --json ms, ${n} windows`, round1(sc.lsN.median), '<= 60', sc.met.ls]);
+  if (sc.nodeStart) rows.push(['scale: node -e 0 ms', round1(sc.nodeStart.median), '(yardstick)', null]);
   rows.push([`scale: dialog -> light ms over 1 window`, sc.latencyOverMs, '<= 50', sc.met.latency]);
   if (sc.flood) rows.push(['scale: flood CPU ratio (supervisor / tmux)', sc.flood.ratio, '<= 0.30', sc.met.flood]);
 }

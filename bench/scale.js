@@ -24,6 +24,8 @@
 //            20 s: 5 lines a second in all, evenly spaced). The bench writes the lines to the
 //            panes' ttys itself, so tmux gets exactly what a program's write gives it and no
 //            pane forks a process per line. CPU over --seconds after --warmup, and per line.
+//            Then a yardstick: the CPU per line of a bare Node control client reading the same
+//            lines (bench/floor-reader.js: it splits tmux's stream and counts, nothing more).
 //   known    the --cmd windows closed, --windows windows of a known agent (label claude) showing
 //            the real Claude idle screen, one short line rewritten in place on it every
 //            --interval seconds: supervisor CPU, per line; RSS; the probe's latency and `ls`.
@@ -204,6 +206,33 @@ function lsWall(srv, runs, expect) {
   return summary(ms);
 }
 
+/** `node -e 0` wall time, `runs` times: what any command of a Node program costs before its own code. */
+function nodeStartWall(runs) {
+  const ms = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    ms.push(performance.now() - t0);
+  }
+  return summary(ms);
+}
+
+/** bench/floor-reader.js on the session of `win` for `seconds`: its CPU per %output line, or null if it failed. */
+function floorReader(srv, win, seconds) {
+  const session = srv.tmux(['display', '-p', '-t', win.window, '#{session_name}']).trim();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(BENCH_DIR, 'floor-reader.js'), '--socket', srv.tmuxSocket, '--session', session, '--seconds', String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    srv.extraPids.add(child.pid);
+    let buf = '';
+    child.stdout.on('data', (d) => (buf += d));
+    child.on('close', () => {
+      srv.extraPids.delete(child.pid);
+      const m = /^FLOOR_JSON (.*)$/m.exec(buf);
+      resolve(m ? JSON.parse(m[1]) : null);
+    });
+  });
+}
+
 /** <dir>/sessions/<pid>.json for the program of each window's pane, as Claude Code writes it. */
 function writeStatusFiles(windows, dir) {
   fs.mkdirSync(path.join(dir, 'sessions'), { recursive: true });
@@ -277,9 +306,11 @@ async function main() {
     out.rss1MB = mb(await rssMedian(srv.supervisorPid));
     out.latency1 = await latency(ctl, poller, probe, LATENCY_RUNS);
     out.ls1 = lsWall(srv, LS_RUNS, 1);
+    out.nodeStart = nodeStartWall(LS_RUNS);
     line('1 window: RSS', `${out.rss1MB} MB`);
     line('1 window: dialog -> light ms', `median ${out.latency1.median} (min ${out.latency1.min}, max ${out.latency1.max})`);
     line('1 window: nerdr ls --json ms', `median ${round(out.ls1.median, 1)} (min ${round(out.ls1.min, 1)}, max ${round(out.ls1.max, 1)})`);
+    line('  yardstick: node -e 0 ms', `median ${round(out.nodeStart.median, 1)} (min ${round(out.nodeStart.min, 1)}, max ${round(out.nodeStart.max, 1)}): Node's own start, under every nerdr command`);
 
     // ---- silent --cmd windows ------------------------------------------------------------------
     if (!f['skip-cmd']) {
@@ -297,12 +328,14 @@ async function main() {
       writer = new LineWriter(ttysOf(srv, cmds), INTERVAL, (n) => `line ${n} of the bench\r\n`);
       await sleep(WARMUP * 1000);
       out.quietCmd = await cpuOver(srv, SECONDS, () => writer.count);
+      out.quietCmd.floor = await floorReader(srv, cmds[0], SECONDS);
       writer.stop();
       writer = null;
       out.quietCmd.msPerLine = round((out.quietCmd.supervisorCpuS * 1000) / out.quietCmd.lines, 2);
       out.quietCmd.rssMB = mb(await rssMedian(srv.supervisorPid));
       line('  by thread (CPU s)', JSON.stringify(out.quietCmd.threads));
       line(`${N} quiet --cmd windows: supervisor CPU`, `${out.quietCmd.supervisorCpuPct} % = ${out.quietCmd.msPerLine} ms a line (target <= ${TARGETS.quietCmdCpuPct} %: ${verdict(out.quietCmd.supervisorCpuPct <= TARGETS.quietCmdCpuPct)}); tmux ${out.quietCmd.tmuxCpuPct} %; RSS ${out.quietCmd.rssMB} MB`);
+      if (out.quietCmd.floor) line('  yardstick: a bare Node control client', `${round(out.quietCmd.floor.msPerOutput, 3)} ms a line (${round((out.quietCmd.floor.cpuMs / 10 / out.quietCmd.floor.seconds), 3)} %) reading the same lines, nothing more`);
 
       closeWindows(srv, cmds);
       await waitWatched(srv, 1);
@@ -345,7 +378,7 @@ async function main() {
     out.latencyOverMs = round(out.latencyN.median - out.latency1.median, 1);
     line(`${N} windows: dialog -> light ms`, `median ${out.latencyN.median} (min ${out.latencyN.min}, max ${out.latencyN.max}): ${out.latencyOverMs} ms over 1 window (target <= ${TARGETS.latencyOverMs}: ${verdict(out.latencyOverMs <= TARGETS.latencyOverMs)})`);
     out.lsN = lsWall(srv, LS_RUNS, N + 1);
-    line(`${N} windows: nerdr ls --json ms`, `median ${round(out.lsN.median, 1)} (min ${round(out.lsN.min, 1)}, max ${round(out.lsN.max, 1)}) (target <= ${TARGETS.lsMs}: ${verdict(out.lsN.median <= TARGETS.lsMs)})`);
+    line(`${N} windows: nerdr ls --json ms`, `median ${round(out.lsN.median, 1)} (min ${round(out.lsN.min, 1)}, max ${round(out.lsN.max, 1)}) (target <= ${TARGETS.lsMs}: ${verdict(out.lsN.median <= TARGETS.lsMs)}); node -e 0 took ${round(out.nodeStart.median, 1)} ms`);
     writer.stop();
     writer = null;
     // a profiled supervisor writes its profile only when it ends by itself
