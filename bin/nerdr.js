@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry point. `nerdr hook` is on the agents' hot path, so it gets a loader that imports
 // nothing else. The reads scripts poll (`ls --json`, `status [--json]`) are tried with builtins
-// and the socket client alone (dist/cli/read-fast.js), which hands back whatever it does not
+// and the socket client alone (src/cli/read-fast.ts), which hands back whatever it does not
 // answer. Every other command goes through the full CLI: its bundle (dist/bundle/, made by
 // scripts/bundle.mjs after tsc) when that is at least as new as tsc's output, else the modules.
 import { statSync } from 'node:fs';

@@ -2,8 +2,6 @@
 
 import type { Command } from 'commander';
 import { NerdrError, socketError } from '../errors.js';
-
-export { socketError };
 import { checkTmuxVersion, resolveSocket, serverRunning, tmux } from '../tmux/server.js';
 import { ensureStateDir, nerdrBin, serverFiles } from '../paths.js';
 // the socket's client alone: its index also loads the server and every integration
@@ -12,6 +10,9 @@ import { argvSafe } from '../tmux/quote.js';
 import { HIDDEN_SESSION } from '../supervisor/discover.js';
 import { failureInLog, findHolder, HOLDER_LIST_FORMAT, holderArgv, holderEnvironment, newHolderArgs, readStarts, startDelay, startFailure, waitingStart } from '../supervisor/holder.js';
 import { readFileSync, statSync } from 'node:fs';
+
+// how a failed request is reported: in errors.ts, which the fast reads (read-fast.ts) load alone
+export { socketError };
 
 export interface GlobalOptions {
   L?: string;
@@ -202,7 +203,6 @@ export async function call<T>(cmd: Command, method: string, params: unknown = {}
     throw err;
   }
 }
-
 
 /** The session of the calling client (inside tmux), or the one named with -t. */
 export async function callerSession(sock: string, explicit: string | undefined): Promise<string> {

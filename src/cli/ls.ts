@@ -8,7 +8,6 @@ import type { AgentRow } from '../protocol/index.js';
 import { visible } from '../text.js';
 import { statusLine, type StatusCounts } from './read-fast.js';
 
-
 /** The agent's name as herdr shows it: a reported display name, else a custom report's label, else the window's agent. */
 export function shownAgent(a: Pick<AgentRow, 'agent'> & Partial<Pick<AgentRow, 'displayAgent' | 'reportedAgent'>>): string {
   return a.displayAgent || a.reportedAgent || a.agent;
