@@ -15,8 +15,8 @@ import { serverFiles } from '../paths.js';
 import { resolveSocket, type ServerChoice } from '../tmux/socket-path.js';
 
 /** `nerdr status`: the states in this order, each with its glyph. */
-export const STATE_ORDER = ['blocked', 'done', 'limited', 'working', 'idle', 'unknown', 'exited'];
-export const STATE_GLYPH: Record<string, string> = { blocked: '✋', done: '✓', limited: '◷', working: '⏳', idle: '○', unknown: '◌', exited: '✕' };
+const STATE_ORDER = ['blocked', 'done', 'limited', 'working', 'idle', 'unknown', 'exited'];
+const STATE_GLYPH: Record<string, string> = { blocked: '✋', done: '✓', limited: '◷', working: '⏳', idle: '○', unknown: '◌', exited: '✕' };
 
 export interface StatusCounts {
   counts: Record<string, number>;

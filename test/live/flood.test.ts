@@ -2,7 +2,7 @@
 // memory stays bounded, the other agent's mirror stays current, the supervisor answers, and
 // kill-server completes. Split from foundation.test.ts so the rest of the foundation runs with
 // the tests that only wait.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidAlive, startLiveEnv, tmuxAtLeast, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
@@ -50,7 +50,7 @@ describe.skipIf(!tmuxAvailable)('a flood is paused for the supervisor, and its s
     await env?.cleanup();
   });
 
-  const log = (): string => readdirSync(env.stateDir).filter((f) => /^core-.*\.log$/.test(f)).map((f) => readFileSync(path.join(env.stateDir, f), 'utf8')).join('');
+  const log = (): string => env.supervisorLog();
 
   it('two programs that print millions of lines and exit: each mirror ends as tmux\'s screen, each exit is seen with its status before the guard\'s own limit', async () => {
     const wins: { name: string; win: string; last: string; endFile: string }[] = [];

@@ -1,7 +1,7 @@
 // nerdr inside herdr: the supervisor was started from a shell in a herdr pane (HERDR_ENV,
 // HERDR_PANE_ID, HERDR_BIN_PATH), so it reports its most urgent agent to that pane with herdr's
 // CLI. herdr here is a stand-in on HERDR_BIN_PATH that records each call.
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,7 +83,7 @@ describe.skipIf(!tmuxAvailable)('nerdr inside herdr', () => {
     term.stdin!.write('\x1b[O\x1b[I');
     await waitFor(async () => Number((await env.tmuxOk('show', '-gv', '@nerdr_focus_n')).trim()) > before, { what: 'the second focus to be counted' });
     // the supervisor takes the second focus and leaves the client where the user put it
-    const logFile = () => readdirSync(env.stateDir).filter((f) => /^core-.*\.log$/.test(f)).map((f) => readFileSync(path.join(env.stateDir, f), 'utf8')).join('');
+    const logFile = () => env.supervisorLog();
     await waitFor(() => /inside herdr: focus of .*; staying: needy \(blocked\) was shown already/.test(logFile()), { what: 'the supervisor to take the second focus' });
     expect(await shown()).not.toBe(win);
     term.kill();

@@ -2,7 +2,7 @@
 // `#S` expand) or as command separators (an argument ending in `;`), and folders holding tabs and
 // line breaks: every one must reach tmux and the file system literally, through `new`, `term`,
 // the saved sessions and `restore`.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,7 +134,7 @@ describe.skipIf(!tmuxAvailable)('hostile folder and session names reach tmux lit
 
     const r = await env.nerdrWith(['restore', '--json'], { timeoutMs: 60_000 });
     // --json says a failed window on stdout (its reason, the supervisor's log) and exits 1
-    expect(r.code, `${r.stderr}${r.stdout}\n${supervisorLogTail(env)}`).toBe(0);
+    expect(r.code, `${r.stderr}${r.stdout}\n${env.supervisorLog().split('\n').slice(-40).join('\n')}`).toBe(0);
     const out = JSON.parse(r.stdout) as { windows: { session: string; name: string; action: string; requeued: number }[] };
     expect(out.windows.map((w) => `${w.session}/${w.name}:${w.action}`).sort()).toEqual(
       [`${evil}/fmt2:created`, `${evil}/semi:created`, 'user/broken:created', 'user/fmt:created', 'user/n#(touch ' + pwned + '-name)#{pane_id}:created', 'user/tabbed:created'].sort(),
@@ -156,15 +156,6 @@ describe.skipIf(!tmuxAvailable)('hostile folder and session names reach tmux lit
     expect(existsSync(`${pwned}-name`)).toBe(false);
   });
 });
-
-/** The supervisor's log, its last 40 lines: what a failed test prints. */
-function supervisorLogTail(env: LiveEnv): string {
-  const text = readdirSync(env.stateDir)
-    .filter((f) => /^core-.*\.log$/.test(f))
-    .map((f) => readFileSync(path.join(env.stateDir, f), 'utf8'))
-    .join('');
-  return text.split('\n').slice(-40).join('\n');
-}
 
 describe.skipIf(!tmuxAvailable)('restore: a folder ending in `;` does not stop the other sessions', () => {
   let env: LiveEnv;
@@ -199,7 +190,7 @@ describe.skipIf(!tmuxAvailable)('restore: a folder ending in `;` does not stop t
     }
     const r = await env.nerdrWith(['restore', '--json'], { timeoutMs: 60_000 });
     // --json says a failed window on stdout (its reason, the supervisor's log) and exits 1
-    expect(r.code, `${r.stderr}${r.stdout}\n${supervisorLogTail(env)}`).toBe(0);
+    expect(r.code, `${r.stderr}${r.stdout}\n${env.supervisorLog().split('\n').slice(-40).join('\n')}`).toBe(0);
     const out = JSON.parse(r.stdout) as { windows: { session: string; name: string; action: string; requeued: number }[] };
     expect(out.windows.map((w) => `${w.session}/${w.name}:${w.action}`).sort()).toEqual(['aa-queue/first:created', 'bb-semi/semi:created', 'cc-after/after:created']);
     expect(out.windows.find((w) => w.name === 'first')!.requeued).toBe(1);

@@ -11,7 +11,7 @@
 // for several panes when that happens, and a window switch during the stop puts a notification
 // line behind it.
 
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,7 +135,7 @@ describe.skipIf(!tmuxAvailable)('a supervisor stopped during a flood', () => {
       // evidence for a pane left behind (once in a CI run on 3.2a): what the supervisor did with
       // it, and what tmux shows
       const behind = PANES.filter((n) => !caughtUp.has(n));
-      const log = readdirSync(env.stateDir).filter((f) => /^core-.*\.log$/.test(f)).map((f) => readFileSync(path.join(env.stateDir, f), 'utf8')).join('');
+      const log = env.supervisorLog();
       const lines = log.split('\n').filter((l) => behind.some((n) => l.includes(n)) || /fell behind|paused|nudge/.test(l)).slice(-30);
       const explains = await Promise.all(behind.map(async (n) => (await env.nerdr('explain', n)).stdout));
       const screens = await Promise.all(behind.map(async (n) => (await env.tmux('capture-pane', '-p', '-t', `=user:${n}`)).stdout.split('\n').slice(0, 6).join('\n')));
@@ -165,10 +165,7 @@ describe.skipIf(!tmuxAvailable)('a supervisor stopped during a flood', () => {
 
     // Whether tmux paused panes depends on how much output it held when the supervisor woke (a
     // loaded machine floods less): the catching up above must hold either way; say which it was.
-    const log = readdirSync(env.stateDir)
-      .filter((f) => /^core-.*\.log$/.test(f))
-      .map((f) => readFileSync(path.join(env.stateDir, f), 'utf8'))
-      .join('');
+    const log = env.supervisorLog();
     console.log(/tmux paused its output/.test(log) ? 'tmux paused panes during the stop' : 'tmux paused no pane this run: only the withheld-output path was exercised');
     expect(pidAlive(sup!)).toBe(true);
     expect(Date.now() - resumed).toBeLessThan(60_000);

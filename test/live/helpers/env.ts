@@ -191,6 +191,8 @@ export interface LiveEnv {
   lsJson(): Promise<AgentRowLike[]>;
   /** The running supervisor's pid: from its socket (what `supervisor status --json` prints), else the lock file. */
   supervisorPid(): Promise<number | null>;
+  /** What the supervisors of this state dir logged (every `core-*.log` in it): what a failed test prints. */
+  supervisorLog(): string;
   /** A pid the cleanup must end too (a process a test started). */
   track(pid: number): void;
   /** Stops the supervisor, tracked pids and the server; removes its socket file and the temp dirs. Idempotent. */
@@ -343,6 +345,12 @@ export async function startLiveEnv(opts: StartOptions = {}): Promise<LiveEnv> {
       return JSON.parse(r.stdout) as AgentRowLike[];
     },
     supervisorPid,
+    supervisorLog() {
+      return readdirSync(stateDir)
+        .filter((f) => /^core-.*\.log$/.test(f))
+        .map((f) => readFileSync(path.join(stateDir, f), 'utf8'))
+        .join('');
+    },
     track(pid: number) {
       tracked.add(pid);
     },

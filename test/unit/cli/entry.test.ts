@@ -59,11 +59,16 @@ describe('bin/nerdr.js', () => {
     expect(nerdr().stdout).toBe('modules explain x');
   });
 
-  it('answers ls and status with the fast reads, chosen as the CLI is', () => {
+  /** A whole build, its bundles as new as tsc's output; its fast reads answer or hand back. */
+  function built(fastAnswers: boolean): void {
     entry('dist/cli/main.js', 'modules', 1_000_000);
     entry('dist/bundle/main.js', 'bundle', 1_000_000);
-    fastEntry('dist/cli/read-fast.js', 'fast-modules', 1_000_000, true);
-    fastEntry('dist/bundle/fast/read-fast.js', 'fast-bundle', 1_000_000, true);
+    fastEntry('dist/cli/read-fast.js', 'fast-modules', 1_000_000, fastAnswers);
+    fastEntry('dist/bundle/fast/read-fast.js', 'fast-bundle', 1_000_000, fastAnswers);
+  }
+
+  it('answers ls and status with the fast reads, chosen as the CLI is', () => {
+    built(true);
     expect(nerdr({}, ['-L', 'w', 'ls', '--json'])).toEqual({ code: 0, stdout: 'fast-bundle -L w ls --json', stderr: '' });
     expect(nerdr({}, ['status']).stdout).toBe('fast-bundle status');
     expect(nerdr({ NERDR_UNBUNDLED: '1' }, ['status']).stdout).toBe('fast-modules status');
@@ -74,10 +79,7 @@ describe('bin/nerdr.js', () => {
   });
 
   it('runs the CLI when the fast reads hand the command back', () => {
-    entry('dist/cli/main.js', 'modules', 1_000_000);
-    entry('dist/bundle/main.js', 'bundle', 1_000_000);
-    fastEntry('dist/cli/read-fast.js', 'fast-modules', 1_000_000, false);
-    fastEntry('dist/bundle/fast/read-fast.js', 'fast-bundle', 1_000_000, false);
+    built(false);
     expect(nerdr({}, ['ls'])).toEqual({ code: 0, stdout: 'bundle ls', stderr: '' });
   });
 
