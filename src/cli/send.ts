@@ -133,7 +133,7 @@ export function register(program: Command): void {
     .option('--until <states>', `with --wait: the states that end the turn (default done,idle,blocked; of ${STATES.join(', ')})`)
     .option('--timeout <seconds>', 'with --wait: give up after this many seconds (exit 124)')
     .option('--status <id>', "print a queued message's steps so far (its id: from send --json)")
-    .option('--retry <id>', 'queue again a message that may have been typed in (the supervisor stopped while typing it), as a new message')
+    .option('--retry <id>', 'queue again a message that may have been typed in (its receipt says so), as a new message')
     .option('--cancel <id>', 'take a queued message out of its queue before it is typed in (`nerdr inbox` lists them)')
     .option('--edit <id>', 'give a queued message new text before it is typed in (the text: the words after --edit ID, or stdin)')
     .option('--json', 'print JSON (with --wait / --status: one object per step)')

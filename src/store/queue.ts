@@ -4,7 +4,8 @@
 //   <state>/queues/<agent id>.broken-<time>.json    a file that could not be read, moved aside, never overwritten
 //
 // A message being typed in carries `typingAt`, written before the paste: a supervisor that finds
-// it on start knows the message may have been typed, and does not type it again.
+// it on start asks tmux whether the paste ran (`tmuxMark`: the window's @nerdr_typed), and never
+// types it twice.
 //
 // A save returns only once the queue is on disk, and throws (QueueWriteError) when it is not:
 // the caller must not report a message as queued then. A file that is empty, truncated, not
@@ -23,9 +24,15 @@ export interface QueuedMessage {
   /**
    * Set (and on disk) just before the message is pasted, until its turn is confirmed or it
    * stalls and it leaves the queue: found set by a supervisor that starts, it may have been
-   * typed in already, so it is not typed again. Null while it waits.
+   * typed in already. Null while it waits.
    */
   typingAt: number | null;
+  /**
+   * With typingAt: the paste's line sets the window's @nerdr_typed to this message's id, so a
+   * supervisor that starts can tell whether tmux ran it (src/supervisor/messages.ts). Absent in
+   * marks of older nerdr, whose pastes set nothing: such a message may have been typed.
+   */
+  tmuxMark?: boolean;
 }
 
 export interface AgentQueue {
@@ -92,7 +99,7 @@ const receiptSchema = z.object({
 
 const queueSchema = z.object({
   // typingAt: absent in files of older nerdr (nothing was being typed then)
-  messages: z.array(z.object({ id: z.string(), text: z.string(), queuedAt: z.number(), typingAt: z.number().nullable().optional() })),
+  messages: z.array(z.object({ id: z.string(), text: z.string(), queuedAt: z.number(), typingAt: z.number().nullable().optional(), tmuxMark: z.boolean().optional() })),
   stalledAt: z.number().nullable(),
   // queue files written before receipts existed have none
   receipts: z.array(receiptSchema).optional(),
@@ -231,7 +238,7 @@ function brokenReason(text: string): AgentQueue | string {
     return `is not a message queue (${where}: ${first?.message ?? 'invalid'})`;
   }
   return {
-    messages: r.data.messages.map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt, typingAt: m.typingAt ?? null })),
+    messages: r.data.messages.map((m) => ({ id: m.id, text: m.text, queuedAt: m.queuedAt, typingAt: m.typingAt ?? null, ...(m.tmuxMark === true ? { tmuxMark: true } : {}) })),
     stalledAt: r.data.stalledAt,
     receipts: (r.data.receipts ?? []).map((x) => ({ ...x, states: x.states.map((s) => ({ ...s })) })),
   };

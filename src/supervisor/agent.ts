@@ -87,6 +87,12 @@ export class WatchedAgent {
   readonly spoolApplied = new Set<string>();
   /** The quiet rule's wait while no manifest knows the window's program (ms; 0 = off). */
   readonly idleAfterMs: number;
+  /**
+   * The id of the last queued message whose paste line tmux ran in this window, as this
+   * supervisor found it ('' for none): whether a message the one before marked as typing reached
+   * tmux (src/supervisor/messages.ts).
+   */
+  readonly typedWhenFound: string;
 
   private _windowId: string;
   private _name: string;
@@ -146,6 +152,7 @@ export class WatchedAgent {
     // tmux reports; only `--cmd` windows need to be told apart by their processes.
     this.probed = p.agent === 'unknown';
     this.idleAfterMs = p.idleAfterMs ?? DEFAULT_IDLE_AFTER_MS;
+    this.typedWhenFound = p.typed;
     this._windowId = p.windowId;
     this._name = p.name;
     this._links = p.links;

@@ -19,6 +19,11 @@ export function paneExitStatus(dead: boolean, tmuxStatus: string, guardStatus: s
 
 /** A `--cmd` window's quiet rule wait in ms (`nerdr new --idle-after`, else config.toml's), '0' = off. */
 export const IDLE_AFTER_OPTION = '@nerdr_idle_after';
+/**
+ * The id of the last queued message whose paste tmux ran in this window: set on the paste's own
+ * command line, before the paste, so tmux ran both or neither (src/supervisor/messages.ts).
+ */
+export const TYPED_OPTION = '@nerdr_typed';
 
 /** The wait kept on a window: whole milliseconds; null when unset or unreadable (the default applies). */
 export function parseIdleAfter(text: string | undefined): number | null {
@@ -51,6 +56,7 @@ const FIELDS = [
   IDLE_AFTER_OPTION,
   'window_name',
   HIBERNATED_OPTION,
+  TYPED_OPTION,
   EXIT_STATUS_OPTION,
 ] as const;
 
@@ -103,6 +109,8 @@ export interface FoundPane {
   idleAfterMs: number | null;
   /** The window's hibernation record (@nerdr_hibernated, JSON), or '' (src/supervisor/hibernate.ts). */
   hibernated: string;
+  /** The id of the last queued message whose paste line tmux ran here (TYPED_OPTION), or ''. */
+  typed: string;
 }
 
 /** Parses `list-panes -a -F LIST_PANES_FORMAT` output; rows without @nerdr_pane are skipped. */
@@ -116,7 +124,7 @@ export function parsePaneList(text: string): FoundPane[] {
     // each row ends with tmux's line break; the last field (the guard's exit status) holds none
     const v = row.replace(/\n$/, '').split(FIELD);
     if (v.length !== FIELDS.length) continue;
-    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, lineage, idleAfter, name, hibernated, guardStatus] = v as string[];
+    const [paneId, windowId, session, id, dead, deadStatus, w, h, agent, secret, cwd, argv, index, sessionId, panePid, facts, args, note, worktree, branch, base, lineage, idleAfter, name, hibernated, typed, guardStatus] = v as string[];
     if (!id) continue;
     let p = byPane.get(paneId!);
     if (!p) {
@@ -146,6 +154,7 @@ export function parsePaneList(text: string): FoundPane[] {
         lineage: (lineage ?? '').split(' ').filter(Boolean),
         idleAfterMs: parseIdleAfter(idleAfter),
         hibernated: hibernated ?? '',
+        typed: typed ?? '',
       };
       byPane.set(paneId!, p);
     }

@@ -7,11 +7,14 @@
 //
 // A message is typed in at most once. Before the paste it is marked `typingAt` in the queue
 // file (on disk before tmux gets the paste); the mark goes with the message once its turn is
-// confirmed or it stalls. A mark found when the queue is loaded (the supervisor stopped while
-// typing it) is never typed again: when tmux's answer to the paste was recorded its turn is
-// waited for as before the restart; otherwise, and for a paste whose answer never came (the
-// control client closed), it may have been typed: it leaves the queue, its receipt says so and
-// keeps the text, and only `nerdr send --retry ID` queues it again.
+// confirmed or it stalls. The paste's command line first sets the window's @nerdr_typed to the
+// message's id: tmux runs a control-mode line whole or not at all, so that option says whether
+// the paste ran. A mark found when the queue is loaded (the supervisor stopped while typing it):
+// when tmux's answer to the paste was recorded, or the window's @nerdr_typed names the message,
+// it is in and never typed again, and its turn is waited for as before the restart; when neither
+// (the line never reached tmux) it is typed in as if nothing happened. A paste whose answer
+// never came to a live supervisor (its control client closed) may have been typed: it leaves the
+// queue, its receipt says so and keeps the text, and only `nerdr send --retry ID` queues it again.
 
 import { randomBytes } from 'node:crypto';
 import { command } from '../tmux/quote.js';
@@ -22,6 +25,7 @@ import type { WatchedAgent } from './agent.js';
 import type { Logger } from './log.js';
 import type { Clock, Timer } from './clock.js';
 import { DEFAULT_ENTER_DELAY_MS, integrationFor } from '../integrations/index.js';
+import { TYPED_OPTION } from './discover.js';
 
 export const CONFIRM_MS = 5000;
 /** Largest message accepted (the issue's 100 KB case fits). */
@@ -67,12 +71,16 @@ export class Messenger {
         this.deps.log('warn', `${a.name}: ${loaded.problem}`);
         this.notices.set(a.id, loaded.problem);
       }
-      // the supervisor before stopped while typing it: it is not typed again. Pasted (tmux's
-      // answer was recorded): it is in, and its turn is waited for as that supervisor would have
-      // (a restart after Enter must not stall the queue). Not known to be pasted: it may be in.
+      // the supervisor before stopped while typing it. Pasted (tmux's answer was recorded, or
+      // the window's @nerdr_typed names it: tmux ran the paste's line): it is in, and its turn is
+      // waited for as that supervisor would have (a restart after Enter must not stall the
+      // queue). Neither: the line never reached tmux, and it goes in as if nothing happened.
+      // (A mark of older nerdr, whose paste set nothing in tmux: it may be in.)
       const typing = q.messages.find((m) => m.typingAt !== null);
-      const pasted = typing ? q.receipts.find((x) => x.id === typing.id && x.pastedAt !== null) : undefined;
-      if (typing && pasted) this.awaitTurn(a, typing, pasted);
+      const receipt = typing ? q.receipts.find((x) => x.id === typing.id) : undefined;
+      if (typing?.tmuxMark && receipt && receipt.pastedAt === null && a.typedWhenFound === typing.id) receipt.pastedAt = typing.typingAt;
+      if (typing && receipt?.pastedAt != null) this.awaitTurn(a, typing, receipt);
+      else if (typing?.tmuxMark) this.untyped(a, q, typing);
       else if (typing) this.mayBeTyped(a, typing, 'the supervisor stopped while typing it');
       // a restarted supervisor goes on following the turn of the last message typed in
       const open = q.receipts.filter((r) => r.pastedAt !== null && r.closedAt === null).at(-1);
@@ -106,6 +114,17 @@ export class Messenger {
   }
 
   /**
+   * A message the supervisor before marked as typing, whose paste line tmux never ran (the
+   * window's @nerdr_typed does not name it): nothing was typed, and it goes in in its turn.
+   */
+  private untyped(a: WatchedAgent, q: AgentQueue, m: QueuedMessage): void {
+    m.typingAt = null;
+    delete m.tmuxMark;
+    this.persist(a, q);
+    this.deps.log('info', `${a.name}: message ${m.id} was being typed in when the supervisor before stopped; tmux never took its paste, so it goes in now`);
+  }
+
+  /**
    * A message the supervisor before pasted and died before its turn was confirmed: followed as
    * it would have been. Its turn (the prompt-submit hook, the agent working or asking) confirms
    * it and the queue goes on; none within CONFIRM_MS: it stalls, as any message that gets no
@@ -117,7 +136,12 @@ export class Messenger {
     this.active.set(a.id, r);
     // the turn may have come and gone while no supervisor ran: the window's facts (taken back
     // after this) say when its last turn started, and stateChanged looks
-    f.timer = this.deps.clock.after(CONFIRM_MS, () => (this.turnSincePaste(a, f) ? this.confirmed(a, 'a turn started after it was typed in, while no supervisor ran') : this.stalled(a, f)));
+    // confirmed here, no state change may follow (the turn ended already): the queue goes on now
+    f.timer = this.deps.clock.after(CONFIRM_MS, () => {
+      if (!this.turnSincePaste(a, f)) return this.stalled(a, f);
+      this.confirmed(a, 'a turn started after it was typed in, while no supervisor ran');
+      this.tryDeliver(a);
+    });
     this.deps.log('info', `${a.name}: message ${m.id} was typed in by the supervisor before, which stopped before its turn; waiting ${CONFIRM_MS / 1000} s for it`);
   }
 
@@ -201,7 +225,7 @@ export class Messenger {
     const old = found.receipt;
     if (old.retryText == null) {
       const why = old.closedAt === null ? 'is still on its way' : `ended: ${old.closed ?? 'closed'}`;
-      throw new RpcError('not_retryable', `message ${id} ${why}; only a message that may have been typed in (the supervisor stopped while typing it) is queued again with --retry`);
+      throw new RpcError('not_retryable', `message ${id} ${why}; only a message that may have been typed in (its receipt says so) is queued again with --retry`);
     }
     const a = window(found.agentId);
     if (!a) throw new RpcError('agent_gone', `the window message ${id} was queued for is gone; its text is in \`nerdr send --status ${id} --json\` (receipt.retryText)`);
@@ -444,7 +468,9 @@ export class Messenger {
         return;
       }
       this.deps.sendLine(
-        [command('set-buffer', '-b', buf, pasteSafe(next.text)), command('paste-buffer', '-p', '-d', '-r', '-b', buf, '-t', p)],
+        // the window's @nerdr_typed first: tmux runs the whole line or none of it, so after a
+        // crash that option says whether the paste ran (queue())
+        [command('set-option', '-w', '-t', a.windowId, TYPED_OPTION, next.id), command('set-buffer', '-b', buf, pasteSafe(next.text)), command('paste-buffer', '-p', '-d', '-r', '-b', buf, '-t', p)],
         (replies) => {
           if (this.inFlight.get(a.id) !== f) return;
           if (!replies.every((x) => x.ok)) {
@@ -453,6 +479,7 @@ export class Messenger {
             // tmux refused a command: it ran nothing after it, so nothing was typed
             if (replies.some((x) => !x.ok && !x.skipped)) {
               next.typingAt = null;
+              delete next.tmuxMark;
               this.persist(a, this.queue(a));
               this.deps.log('warn', `${a.name}: paste failed: ${said}`);
               return;
@@ -484,11 +511,13 @@ export class Messenger {
   private markTyping(a: WatchedAgent, m: QueuedMessage): boolean {
     const q = this.queue(a);
     m.typingAt = this.deps.clock.now();
+    m.tmuxMark = true;
     try {
       this.deps.store.save(a.id, q);
       return true;
     } catch (err) {
       m.typingAt = null;
+      delete m.tmuxMark;
       q.stalledAt = this.deps.clock.now();
       const e = err as Error;
       this.deps.log('error', `${a.name}: message ${m.id} not typed in: the queue cannot be saved: ${e.message}${e instanceof QueueWriteError ? `; fix: ${e.fix}` : ''}; the queue waits for a visit of the window`);

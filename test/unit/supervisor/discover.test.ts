@@ -2,15 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { LIST_PANES_FORMAT, paneListRow, parsePaneList } from '../../../src/supervisor/discover.js';
 
 // The values of one pane row, in LIST_PANES_FORMAT's order.
-const row = (over: { session?: string; cwd?: string; note?: string; name?: string; pane?: string; worktree?: string; branch?: string; lineage?: string; idleAfter?: string; dead?: string; status?: string; guard?: string; hibernated?: string } = {}) =>
+const row = (over: { session?: string; cwd?: string; note?: string; name?: string; pane?: string; worktree?: string; branch?: string; lineage?: string; idleAfter?: string; dead?: string; status?: string; guard?: string; hibernated?: string; typed?: string } = {}) =>
   paneListRow([
     over.pane ?? '%1', '@1', over.session ?? 'user', 'a1', over.dead ?? '0', over.status ?? '', '120', '40', 'claude', 'hash', over.cwd ?? '/w',
-    '["claude"]', '2', '$1', '4242', '', '[]', over.note ?? '', over.worktree ?? '', over.branch ?? '', over.worktree ? 'main' : '', over.lineage ?? '', over.idleAfter ?? '', over.name ?? 'claude', over.hibernated ?? '', over.guard ?? '',
+    '["claude"]', '2', '$1', '4242', '', '[]', over.note ?? '', over.worktree ?? '', over.branch ?? '', over.worktree ? 'main' : '', over.lineage ?? '', over.idleAfter ?? '', over.name ?? 'claude', over.hibernated ?? '', over.typed ?? '', over.guard ?? '',
   ]);
 
 describe('parsePaneList', () => {
   it('the format asks for every field tmux prints in a row', () => {
-    expect(LIST_PANES_FORMAT.split('#{').length - 1).toBe(26);
+    expect(LIST_PANES_FORMAT.split('#{').length - 1).toBe(27);
   });
 
   it("a dead pane's status: tmux's, else the exit guard's (tmux 3.3 may have none); a live pane has none", () => {
@@ -23,6 +23,11 @@ describe('parsePaneList', () => {
   it("a hibernated window's record comes as tmux keeps it; none: ''", () => {
     expect(parsePaneList(row({ hibernated: '{"since":1,"conversationId":"c","screen":"/s","rssKb":9}' }))[0]!.hibernated).toBe('{"since":1,"conversationId":"c","screen":"/s","rssKb":9}');
     expect(parsePaneList(row())[0]!.hibernated).toBe('');
+  });
+
+  it("the last queued message whose paste tmux ran in the window; none: ''", () => {
+    expect(parsePaneList(row({ typed: '4f5db29b4fd2' }))[0]!.typed).toBe('4f5db29b4fd2');
+    expect(parsePaneList(row())[0]!.typed).toBe('');
   });
 
   it('the agent windows that started a window, nearest first; none when a person did', () => {

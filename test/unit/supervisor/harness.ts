@@ -322,7 +322,7 @@ function rowOf(p: FakePane, session: string, index: number): string {
   return paneListRow([
     p.paneId, p.windowId, session, p.id, p.dead ? '1' : '0', p.deadStatus, String(p.width), String(p.height), p.agent, p.secretHash, p.cwd,
     JSON.stringify(p.argv), String(index), session === '_nerdr' ? '$0' : '$1', String(p.pid), p.options.get('@nerdr_facts') ?? '',
-    JSON.stringify(p.args), p.options.get('@nerdr_note') ?? '', '', '', '', p.options.get('@nerdr_lineage') ?? '', p.options.get('@nerdr_idle_after') ?? '', p.name, p.options.get('@nerdr_hibernated') ?? '', p.options.get('@nerdr_exit_status') ?? '',
+    JSON.stringify(p.args), p.options.get('@nerdr_note') ?? '', '', '', '', p.options.get('@nerdr_lineage') ?? '', p.options.get('@nerdr_idle_after') ?? '', p.name, p.options.get('@nerdr_hibernated') ?? '', p.options.get('@nerdr_typed') ?? '', p.options.get('@nerdr_exit_status') ?? '',
   ]);
 }
 

@@ -155,14 +155,21 @@ describe('undeliverableBytes', () => {
 });
 
 describe('a message is typed in at most once', () => {
-  type Answer = 'ok' | 'lost' | 'refused' | 'hold';
+  type Answer = 'ok' | 'lost' | 'refused' | 'hold' | 'unsent';
+  /** What the tmux server keeps across supervisors: the window's @nerdr_typed. */
+  interface Server {
+    typed: string;
+  }
   /**
-   * A Messenger whose tmux answers the pane check, and the paste as `paste` says: `hold` never
-   * answers (the supervisor dies before tmux does), `lost` answers as a control client that
-   * closed, `refused` as tmux refusing set-buffer. Each Messenger made here is one supervisor
-   * life; a "crash" is simply making the next one on the same folder.
+   * A Messenger whose tmux answers the pane check, and the paste line (the window's
+   * @nerdr_typed, set-buffer, paste-buffer) as `paste` says: `hold` runs it and never answers
+   * (the supervisor dies before tmux answers), `unsent` never reaches tmux (the supervisor dies
+   * before the line is written), `lost` runs it and answers as a control client that closed,
+   * `refused` as tmux refusing the first command (nothing after it runs). Each Messenger made
+   * here is one supervisor life on one tmux server; a "crash" is simply making the next one on
+   * the same folder and server.
    */
-  function life(store: QueueStore, time: FakeTime, paste: () => Answer = () => 'ok') {
+  function life(store: QueueStore, time: FakeTime, paste: () => Answer = () => 'ok', server: Server = { typed: '' }) {
     const pastes: string[] = [];
     const logs: string[] = [];
     const receipts: Receipt[] = [];
@@ -170,13 +177,16 @@ describe('a message is typed in at most once', () => {
       sendLine: (cmds, done) => {
         const w = cmds.map(words);
         if (w[0]![0] === 'display') return queueMicrotask(() => done([{ ok: true, skipped: false, lines: [Buffer.from('0|0|0')] }]));
-        if (w[0]![0] !== 'set-buffer' || w[1]?.[0] !== 'paste-buffer') return queueMicrotask(() => done(cmds.map(() => ({ ok: true, skipped: false, lines: [] }))));
+        if (w[0]![0] !== 'set-option' || w[1]?.[0] !== 'set-buffer' || w[2]?.[0] !== 'paste-buffer') return queueMicrotask(() => done(cmds.map(() => ({ ok: true, skipped: false, lines: [] }))));
+        expect(w[0]!.slice(1)).toEqual(['-w', '-t', '@1', '@nerdr_typed', expect.stringMatching(/^[0-9a-f]{12}$/)]);
         const how = paste();
-        if (how === 'hold') return void pastes.push(w[0]!.at(-1)!);
-        if (how === 'refused') return queueMicrotask(() => done([{ ok: false, skipped: false, lines: [Buffer.from('no buffer')] }, { ok: false, skipped: true, lines: [] }]));
-        pastes.push(w[0]!.at(-1)!);
+        if (how === 'unsent') return;
+        if (how === 'refused') return queueMicrotask(() => done([{ ok: false, skipped: false, lines: [Buffer.from('no window')] }, { ok: false, skipped: true, lines: [] }, { ok: false, skipped: true, lines: [] }]));
+        server.typed = w[0]!.at(-1)!;
+        pastes.push(w[1]!.at(-1)!);
+        if (how === 'hold') return;
         const closed = { ok: false, skipped: true, lines: [Buffer.from('control client closed')] };
-        queueMicrotask(() => done(how === 'lost' ? [closed, closed] : cmds.map(() => ({ ok: true, skipped: false, lines: [] }))));
+        queueMicrotask(() => done(how === 'lost' ? cmds.map(() => closed) : cmds.map(() => ({ ok: true, skipped: false, lines: [] }))));
       },
       log: (level, msg) => void logs.push(`${level} ${msg}`),
       store,
@@ -186,37 +196,90 @@ describe('a message is typed in at most once', () => {
     });
     return { m, pastes, logs, receipts };
   }
-  const idle = (): WatchedAgent => ({ ...agent('idle'), arbiter: { view: () => ({ quiet: null }) } }) as unknown as WatchedAgent;
+  /** An idle window, as a supervisor finds it on `server` (its @nerdr_typed). */
+  const idle = (server: Server = { typed: '' }): WatchedAgent =>
+    ({ ...agent('idle'), typedWhenFound: server.typed, arbiter: { view: () => ({ quiet: null }) } }) as unknown as WatchedAgent;
   const onDisk = () => new QueueStore(dir).load('ag1').queue;
 
-  it('a supervisor killed between the paste and its record does not type it again: the receipt says it may have been typed, and it leaves the queue', async () => {
+  it('killed after tmux ran the paste line, before its answer was recorded: the window says it is in; not typed again, its turn is waited for', async () => {
     const time = new FakeTime();
-    const first = life(new QueueStore(dir, { now: time.now }), time, () => 'hold');
-    const a = idle();
+    const server: Server = { typed: '' };
+    const first = life(new QueueStore(dir, { now: time.now }), time, () => 'hold', server);
+    const a = idle(server);
     const { id } = first.m.enqueue(a, 'run the tests');
     first.m.enqueue(a, 'then the lint');
     await settle();
     // the mark is on disk before tmux was given the paste
     expect(first.pastes).toEqual(['run the tests']);
-    expect(onDisk().messages.map((x) => [x.id === id, x.typingAt])).toEqual([[true, time.now()], [false, null]]);
+    expect(onDisk().messages.map((x) => [x.id === id, x.typingAt, x.tmuxMark])).toEqual([[true, time.now(), true], [false, null, undefined]]);
+    expect(server.typed).toBe(id);
+    const markedAt = time.now();
     // kill -9 here; the revived supervisor loads the queue
     time.advance(300);
-    const second = life(new QueueStore(dir, { now: time.now }), time);
-    const b = idle();
-    expect(second.m.suffix(b)).toBe(' ✉1⏸');
+    const second = life(new QueueStore(dir, { now: time.now }), time, () => 'ok', server);
+    const b = idle(server);
+    expect(second.m.suffix(b)).toBe(' ✉2');
     second.m.tryDeliver(b);
     await settle();
     expect(second.pastes).toEqual([]);
-    const r = second.m.receipt(id)!.receipt;
-    expect(r).toMatchObject({ pastedAt: null, closedAt: time.now(), retryText: 'run the tests' });
-    expect(r.closed).toBe(`it may have been typed in (the supervisor stopped while typing it); not typed again: \`nerdr send --retry ${id}\` queues it again`);
-    expect(onDisk().messages.map((x) => x.text)).toEqual(['then the lint']);
-    expect(onDisk().stalledAt).toBe(time.now());
-    expect(second.logs.join('\n')).toMatch(/warn api: message .* may have been typed in .*the rest waits for a visit/);
-    // a visit lets the rest go on; the first is still not typed
-    second.m.visited(b);
+    expect(second.m.receipt(id)!.receipt.pastedAt).toBe(markedAt);
+    expect(second.logs.join('\n')).toMatch(/info api: message .* was typed in by the supervisor before, which stopped before its turn/);
+    // its turn comes: the rest goes on, and the first is still typed in once
+    second.m.promptSubmitted(b);
+    second.m.tryDeliver(b);
     await settle();
     expect(second.pastes).toEqual(['then the lint']);
+    expect([...first.pastes, ...second.pastes]).toEqual(['run the tests', 'then the lint']);
+  });
+
+  it('killed after the mark, before the paste line reached tmux: nothing was typed, and the next supervisor types it in once', async () => {
+    const time = new FakeTime();
+    const server: Server = { typed: '' };
+    const first = life(new QueueStore(dir, { now: time.now }), time, () => 'unsent', server);
+    const a = idle(server);
+    const { id } = first.m.enqueue(a, 'run the tests');
+    first.m.enqueue(a, 'then the lint');
+    await settle();
+    expect(first.pastes).toEqual([]);
+    expect(onDisk().messages[0]!.typingAt).toBe(time.now());
+    expect(server.typed).toBe('');
+    // the window's @nerdr_typed names an older message, typed in before
+    server.typed = 'a0a0a0a0a0a0';
+    time.advance(300);
+    const second = life(new QueueStore(dir, { now: time.now }), time, () => 'ok', server);
+    const b = idle(server);
+    expect(second.m.suffix(b)).toBe(' ✉2');
+    expect(second.logs.join('\n')).toMatch(/info api: message .* was being typed in when the supervisor before stopped; tmux never took its paste, so it goes in now/);
+    second.m.tryDeliver(b);
+    await settle();
+    expect(second.pastes).toEqual(['run the tests']);
+    expect(second.m.receipt(id)!.receipt).toMatchObject({ pastedAt: time.now(), closedAt: null });
+    expect(server.typed).toBe(id);
+  });
+
+  it('a mark of older nerdr (its paste set nothing in tmux) may have been typed: not typed again, its receipt says so, the rest waits for a visit', async () => {
+    const time = new FakeTime();
+    const store = new QueueStore(dir, { now: time.now });
+    const receipt = (id: string): Receipt => ({ id, queuedAt: 1, pastedAt: null, startedAt: null, states: [], stalledAt: null, closedAt: null, closed: null });
+    store.save('ag1', {
+      messages: [{ id: 'aaaaaaaaaaaa', text: 'run the tests', queuedAt: 1, typingAt: 2 }, { id: 'bbbbbbbbbbbb', text: 'then the lint', queuedAt: 1, typingAt: null }],
+      stalledAt: null,
+      receipts: [receipt('aaaaaaaaaaaa'), receipt('bbbbbbbbbbbb')],
+    });
+    const s = life(store, time);
+    const b = idle();
+    expect(s.m.suffix(b)).toBe(' ✉1⏸');
+    s.m.tryDeliver(b);
+    await settle();
+    expect(s.pastes).toEqual([]);
+    const r = s.m.receipt('aaaaaaaaaaaa')!.receipt;
+    expect(r).toMatchObject({ pastedAt: null, closedAt: time.now(), retryText: 'run the tests' });
+    expect(r.closed).toBe('it may have been typed in (the supervisor stopped while typing it); not typed again: `nerdr send --retry aaaaaaaaaaaa` queues it again');
+    expect(onDisk().messages.map((x) => x.text)).toEqual(['then the lint']);
+    expect(s.logs.join('\n')).toMatch(/warn api: message .* may have been typed in .*the rest waits for a visit/);
+    s.m.visited(b);
+    await settle();
+    expect(s.pastes).toEqual(['then the lint']);
   });
 
   it('killed after tmux took the paste: not typed again; its turn is waited for as before, and when it comes the queue goes on', async () => {
@@ -256,6 +319,29 @@ describe('a message is typed in at most once', () => {
     second.m.stateChanged(b);
     await settle();
     expect(second.m.receipt(id)!.receipt.startedAt).toBe(time.now());
+    expect(second.pastes, second.logs.join('\n')).toEqual(['and then this']);
+  });
+
+  it('killed after tmux took the paste, its turn known only when the wait ends (no state change after): the queue goes on', async () => {
+    const time = new FakeTime();
+    const first = life(new QueueStore(dir, { now: time.now }), time);
+    const a = idle();
+    const { id } = first.m.enqueue(a, 'hello');
+    first.m.enqueue(a, 'and then this');
+    await settle();
+    const pastedAt = onDisk().receipts[0]!.pastedAt!;
+    const second = life(new QueueStore(dir, { now: time.now }), time);
+    const arbiter = { view: () => ({ quiet: null }), lastTurnAt: null as number | null };
+    const b = { ...idle(), state: 'done', unknowable: null, arbiter } as unknown as WatchedAgent;
+    second.m.stateChanged(b);
+    await settle();
+    expect(second.pastes).toEqual([]);
+    // the window's facts come back after the load: its last turn began after the paste, and it
+    // is done already, so no state change follows
+    arbiter.lastTurnAt = pastedAt + 400;
+    time.advance(5001);
+    await settle();
+    expect(second.m.receipt(id)!.receipt.startedAt).toBe(time.now() - 1);
     expect(second.pastes, second.logs.join('\n')).toEqual(['and then this']);
   });
 
@@ -331,9 +417,10 @@ describe('a message is typed in at most once', () => {
 
   it('--retry queues the text again as a new message, once; a message that was confirmed cannot be retried', async () => {
     const time = new FakeTime();
-    const first = life(new QueueStore(dir, { now: time.now }), time, () => 'hold');
+    const first = life(new QueueStore(dir, { now: time.now }), time, () => 'lost');
     const { id } = first.m.enqueue(idle(), 'maybe typed');
     await settle();
+    expect(first.m.receipt(id)!.receipt.retryText).toBe('maybe typed');
     const second = life(new QueueStore(dir, { now: time.now }), time);
     const b = idle();
     second.m.queue(b);

@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { retry } from '../../../../src/supervisor/methods/retry.js';
 import { send } from '../../../../src/supervisor/methods/send.js';
@@ -12,29 +11,30 @@ afterEach(async () => {
 });
 
 /**
- * A message the supervisor was typing into `name` when it stopped, and the supervisor that came
- * after it (its receipt has retryText: it may have been typed in).
+ * A message whose paste tmux never answered (the control client closed): it may have been
+ * typed in, so its receipt keeps its text for --retry.
  */
-async function typedWhenStopped(setup: Parameters<typeof startRig>[0], name: string): Promise<{ rig: Rig; id: string }> {
-  const first = await startRig(setup);
-  await first.wait(300);
-  // the supervisor is gone before tmux answers the paste (it never does)
-  const channel = first.channel();
-  const real = channel.send.bind(channel);
-  channel.send = (cmds, done) => (cmds.some((c) => c.includes('paste-buffer')) ? void first.tmux.lines.push(cmds) : real(cmds, done));
-  const { id } = await call(send, hostOf(first), { target: name, message: 'run the tests' });
-  expect(first.tmux.sent('paste-buffer')).toHaveLength(1);
-  await first.sup.stop();
-  const rig = await startRig(setup, { stateDir: first.stateDir });
+async function typedAnswerLost(setup: Parameters<typeof startRig>[0], name: string): Promise<{ rig: Rig; id: string }> {
+  const rig = await startRig(setup);
   rigs.push(rig);
-  // the first rig's folder goes with the second
-  rigs.unshift({ ...first, done: async () => rmSync(first.stateDir, { recursive: true, force: true }) });
+  await rig.wait(300);
+  const channel = rig.channel();
+  const real = channel.send.bind(channel);
+  const closed = { ok: false, skipped: true, lines: [Buffer.from('control client closed')] };
+  channel.send = (cmds, done) => {
+    if (!cmds.some((c) => c.includes('paste-buffer'))) return real(cmds, done);
+    rig.tmux.lines.push(cmds);
+    queueMicrotask(() => done(cmds.map(() => closed)));
+  };
+  const { id } = await call(send, hostOf(rig), { target: name, message: 'run the tests' });
+  await rig.wait(50);
+  expect(rig.tmux.sent('paste-buffer')).toHaveLength(1);
   return { rig, id };
 }
 
 describe('nerdr.retry', () => {
   it('queues again, as a new message, a message that may have been typed in', async () => {
-    const { rig, id } = await typedWhenStopped((t) => void t.addPane({ name: 'api', screen: IDLE }), 'api');
+    const { rig, id } = await typedAnswerLost((t) => void t.addPane({ name: 'api', screen: IDLE }), 'api');
     expect(rig.sup.messages.receipt(id)?.receipt.retryText).toBe('run the tests');
     const r = await call(retry, hostOf(rig), { id });
     expect(r).toMatchObject({ target: '@1', position: 1, exited: false, retried: id });
@@ -43,7 +43,7 @@ describe('nerdr.retry', () => {
   });
 
   it("an agent window may not retry a message for a window it did not start", async () => {
-    const { rig, id } = await typedWhenStopped((t) => {
+    const { rig, id } = await typedAnswerLost((t) => {
       family(t);
       t.pane('%3').screen = IDLE;
     }, 'other');
