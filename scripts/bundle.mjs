@@ -1,6 +1,6 @@
 // After tsc: bundles the CLI (dist/cli/main.js, each command a chunk of its own, the supervisor
 // one of them) into dist/bundle/, with zod, commander, smol-toml, xterm and chokidar inside, and
-// the fast reads (src/cli/read-fast.ts) into one file, dist/bundle/fast/read-fast.js.
+// the fast reads (src/cli/read-fast.ts) into one CommonJS file, dist/bundle/fast/read-fast.cjs.
 // Node loaded ~280 modules one by one to start a supervisor; from the bundle it loads 53 chunks,
 // and zod's locales, which its entry points import whole, are left out. Loading what `nerdr
 // supervise` needs went from 175-240 ms to 95-130 ms, a third of what a revival waits for
@@ -44,6 +44,8 @@ await bundle.close();
 
 // The fast reads (`ls --json`, `status [--json]`: src/cli/read-fast.ts) in one file of their own,
 // sharing no chunk with the CLI's: 7 modules loaded one by one cost such a read ~10 % of its time.
+// CommonJS: bin/nerdr.js require()s it, and Node's ESM loader, which an ES module starts, cost
+// such a read another ~10 % (docs/performance.md).
 const fast = await rolldown({ input: { 'read-fast': path.join(root, 'dist', 'cli', 'read-fast.js') }, platform: 'node', external: EXTERNAL });
-await fast.write({ dir: path.join(out, 'fast'), format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js', sourcemap: true });
+await fast.write({ dir: path.join(out, 'fast'), format: 'cjs', entryFileNames: '[name].cjs', sourcemap: true });
 await fast.close();

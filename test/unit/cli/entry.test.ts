@@ -1,9 +1,9 @@
 // bin/nerdr.js picks what it runs: the bundle (dist/bundle/, scripts/bundle.mjs) when it is at
 // least as new as tsc's output, tsc's modules when the bundle is missing or stale (a `tsc` alone
 // since) or NERDR_UNBUNDLED=1, and a fix when nothing is built; `ls` and `status` try the fast
-// reads first (src/cli/read-fast.ts), chosen the same way, and go on to the CLI when those hand
-// them back. The real bin/nerdr.js runs in a folder of its own whose entries only say which one
-// they are.
+// reads first (src/cli/read-fast.ts: the bundle's is CommonJS, require()d), chosen the same way,
+// and go on to the CLI when those hand them back. The real bin/nerdr.js (with bin/package.json,
+// which makes it CommonJS) runs in a folder of its own whose entries only say which one they are.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,7 +16,7 @@ let root: string;
 beforeEach(() => {
   root = mkdtempSync(path.join(os.tmpdir(), 'nerdr-entry-'));
   mkdirSync(path.join(root, 'bin'));
-  copyFileSync(path.join(packageRoot, 'bin', 'nerdr.js'), path.join(root, 'bin', 'nerdr.js'));
+  for (const f of ['nerdr.js', 'package.json']) copyFileSync(path.join(packageRoot, 'bin', f), path.join(root, 'bin', f));
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -27,11 +27,12 @@ function entry(rel: string, name: string, mtimeS: number): void {
   utimesSync(file, mtimeS, mtimeS);
 }
 
-/** A fast-read entry that answers (prints its name) or hands the command back. */
+/** A fast-read entry that answers (prints its name) or hands the command back; CommonJS as .cjs. */
 function fastEntry(rel: string, name: string, mtimeS: number, answers: boolean): void {
   const file = path.join(root, rel);
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `export async function runFastRead(args) { if (${answers}) process.stdout.write(${JSON.stringify(name)} + ' ' + args.join(' ')); return ${answers}; }\n`);
+  const fn = `async function runFastRead(args) { if (${answers}) process.stdout.write(${JSON.stringify(name)} + ' ' + args.join(' ')); return ${answers}; }`;
+  writeFileSync(file, file.endsWith('.cjs') ? `exports.runFastRead = ${fn};\n` : `export ${fn}\n`);
   utimesSync(file, mtimeS, mtimeS);
 }
 
@@ -64,7 +65,7 @@ describe('bin/nerdr.js', () => {
     entry('dist/cli/main.js', 'modules', 1_000_000);
     entry('dist/bundle/main.js', 'bundle', 1_000_000);
     fastEntry('dist/cli/read-fast.js', 'fast-modules', 1_000_000, fastAnswers);
-    fastEntry('dist/bundle/fast/read-fast.js', 'fast-bundle', 1_000_000, fastAnswers);
+    fastEntry('dist/bundle/fast/read-fast.cjs', 'fast-bundle', 1_000_000, fastAnswers);
   }
 
   it('answers ls and status with the fast reads, chosen as the CLI is', () => {
@@ -83,9 +84,17 @@ describe('bin/nerdr.js', () => {
     expect(nerdr({}, ['ls'])).toEqual({ code: 0, stdout: 'bundle ls', stderr: '' });
   });
 
+  it('an error is printed as Node prints an uncaught one, exit 1', () => {
+    mkdirSync(path.join(root, 'dist', 'cli'), { recursive: true });
+    writeFileSync(path.join(root, 'dist', 'cli', 'main.js'), `export async function main() { throw new Error('broken on purpose'); }\n`);
+    const r = nerdr();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Error: broken on purpose\n\s+at main /);
+  });
+
   it('says to build it when nothing is built', () => {
     const r = nerdr();
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`nerdr: this copy of nerdr is not built yet (no dist/)\n  fix: cd ${JSON.stringify(root + '/')} && npm install\n`);
+    expect(r.stderr).toBe(`nerdr: this copy of nerdr is not built yet (no dist/)\n  fix: cd ${JSON.stringify(root)} && npm install\n`);
   });
 });

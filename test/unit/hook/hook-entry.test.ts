@@ -32,6 +32,7 @@ beforeAll(async () => {
   await mkdir(join(work, 'bin'));
   bin = join(work, 'bin', 'nerdr.js');
   await copyFile(join(ROOT, 'bin/nerdr.js'), bin);
+  await copyFile(join(ROOT, 'bin/package.json'), join(work, 'bin', 'package.json'));
   await writeFile(join(work, 'package.json'), '{"type":"module"}');
 }, 60_000);
 afterAll(async () => {
