@@ -78,9 +78,10 @@ export class Messenger {
       // (A mark of older nerdr, whose paste set nothing in tmux: it may be in.)
       const typing = q.messages.find((m) => m.typingAt !== null);
       const receipt = typing ? q.receipts.find((x) => x.id === typing.id) : undefined;
-      if (typing?.tmuxMark && receipt && receipt.pastedAt === null && a.typedWhenFound === typing.id) receipt.pastedAt = typing.typingAt;
+      const ran = typing?.tmuxMark === true && a.typedWhenFound === typing.id;
+      if (typing && receipt && receipt.pastedAt === null && ran) receipt.pastedAt = typing.typingAt;
       if (typing && receipt?.pastedAt != null) this.awaitTurn(a, typing, receipt);
-      else if (typing?.tmuxMark) this.untyped(a, q, typing);
+      else if (typing?.tmuxMark && !ran) this.untyped(a, q, typing);
       else if (typing) this.mayBeTyped(a, typing, 'the supervisor stopped while typing it');
       // a restarted supervisor goes on following the turn of the last message typed in
       const open = q.receipts.filter((r) => r.pastedAt !== null && r.closedAt === null).at(-1);
