@@ -30,7 +30,7 @@ export const SEND_EXIT = { reached: 0, gone: exitFor('agent_gone'), stalled: exi
 /**
  * How the message's turn ended, once it has: the first of `until` after the turn started
  * (exit 0); the queue stalled with no response (4); the agent gone, the next message typed in, or
- * it may have been typed in (tmux's answer to the paste was lost), before any of them (3). Null while it may still come.
+ * it may have been typed in (an older nerdr stopped while typing it), before any of them (3). Null while it may still come.
  */
 export function receiptEnd(r: Receipt, until: string[]): { exit: number; state: string | null; why: string } | null {
   if (r.startedAt !== null) {

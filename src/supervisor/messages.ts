@@ -13,8 +13,11 @@
 // when tmux's answer to the paste was recorded, or the window's @nerdr_typed names the message,
 // it is in and never typed again, and its turn is waited for as before the restart; when neither
 // (the line never reached tmux) it is typed in as if nothing happened. A paste whose answer
-// never came to a live supervisor (its control client closed) may have been typed: it leaves the
-// queue, its receipt says so and keeps the text, and only `nerdr send --retry ID` queues it again.
+// never came to a live supervisor (its control client closed) is settled the same way, by the
+// window's @nerdr_typed, read on the line that checks the pane before anything more is typed
+// there. A mark of older nerdr (its paste set nothing in tmux) may have been typed: it leaves
+// the queue, its receipt says so and keeps the text, and only `nerdr send --retry ID` queues it
+// again.
 
 import { randomBytes } from 'node:crypto';
 import { command } from '../tmux/quote.js';
@@ -131,7 +134,7 @@ export class Messenger {
    * it and the queue goes on; none within CONFIRM_MS: it stalls, as any message that gets no
    * response (its text was typed in, maybe not submitted; the rest waits for a visit).
    */
-  private awaitTurn(a: WatchedAgent, m: QueuedMessage, r: Receipt): void {
+  private awaitTurn(a: WatchedAgent, m: QueuedMessage, r: Receipt, said = 'was typed in by the supervisor before, which stopped before its turn'): void {
     const f: InFlight = { message: m, timer: null, pastedAt: r.pastedAt };
     this.inFlight.set(a.id, f);
     this.active.set(a.id, r);
@@ -143,7 +146,7 @@ export class Messenger {
       this.confirmed(a, 'a turn started after it was typed in, while no supervisor ran');
       this.tryDeliver(a);
     });
-    this.deps.log('info', `${a.name}: message ${m.id} was typed in by the supervisor before, which stopped before its turn; waiting ${CONFIRM_MS / 1000} s for it`);
+    this.deps.log('info', `${a.name}: message ${m.id} ${said}; waiting ${CONFIRM_MS / 1000} s for it`);
   }
 
   /** A message a supervisor before typed in (awaitTurn): the agent's last turn began after its paste. */
@@ -456,14 +459,28 @@ export class Messenger {
     const buf = `nerdr-${randomBytes(6).toString('hex')}`;
     const p = a.paneId;
     // Re-check the pane on the same line: a pane that died or went into a mode since our
-    // last notification gets nothing.
-    this.deps.sendLine([command('display', '-p', '-t', p, '#{pane_dead}|#{pane_in_mode}|#{pane_input_off}')], ([r]) => {
+    // last notification gets nothing. The window's @nerdr_typed settles a message marked as
+    // being typed whose paste this supervisor never heard back about (below).
+    this.deps.sendLine([command('display', '-p', '-t', p, `#{pane_dead}|#{pane_in_mode}|#{pane_input_off}|#{${TYPED_OPTION}}`)], ([r]) => {
       if (this.inFlight.get(a.id) !== f) return; // the window was forgotten meanwhile
-      const [dead, mode, inputOff] = (r?.ok ? r.lines.map((l) => l.toString()).join('') : '1|1|1').split('|');
+      const [dead, mode, inputOff, typed] = (r?.ok ? r.lines.map((l) => l.toString()).join('') : '1|1|1|').split('|');
       if (dead === '1' || mode === '1' || inputOff === '1' || (a.state !== 'idle' && a.state !== 'done')) {
         this.inFlight.delete(a.id);
         return;
       }
+      // marked, and tmux's answer to its paste was lost (the control client closed): tmux ran
+      // the whole line, the window's @nerdr_typed first, or none of it
+      if (next.typingAt !== null && typed === next.id) {
+        this.inFlight.delete(a.id);
+        const receipt = this.queue(a).receipts.find((x) => x.id === next.id);
+        if (!receipt) return this.mayBeTyped(a, next, 'tmux took its paste; its receipt is gone');
+        receipt.pastedAt = next.typingAt;
+        this.persist(a, this.queue(a));
+        this.active.set(a.id, receipt);
+        this.awaitTurn(a, next, receipt, "was typed in (the window says so; tmux's answer to the paste was lost)");
+        return;
+      }
+      if (next.typingAt !== null && typed !== next.id) this.deps.log('info', `${a.name}: message ${next.id}: tmux never ran its paste (its answer was lost), so it goes in now`);
       if (!this.markTyping(a, next)) {
         this.inFlight.delete(a.id);
         return;
@@ -476,7 +493,7 @@ export class Messenger {
           if (this.inFlight.get(a.id) !== f) return;
           if (!replies.every((x) => x.ok)) {
             this.inFlight.delete(a.id);
-            const said = replies.map((x) => x.lines.join(' ')).join(' ').trim();
+            const said = [...new Set(replies.map((x) => x.lines.join(' ').trim()).filter(Boolean))].join('; ');
             // tmux refused a command: it ran nothing after it, so nothing was typed
             if (replies.some((x) => !x.ok && !x.skipped)) {
               next.typingAt = null;
@@ -485,9 +502,9 @@ export class Messenger {
               this.deps.log('warn', `${a.name}: paste failed: ${said}`);
               return;
             }
-            // no answer (the control client closed): it may have been typed
-            this.mayBeTyped(a, next, `tmux's answer to the paste was lost${said ? `: ${said}` : ''}`);
-            this.deps.changed(a);
+            // no answer (the control client closed): it stays marked, and the window's
+            // @nerdr_typed says whether it went in before anything more is typed there
+            this.deps.log('warn', `${a.name}: tmux's answer to the paste of message ${next.id} was lost${said ? ` (${said})` : ''}; the window will say whether it went in before anything more is typed there`);
             return;
           }
           // the turn of the message before is no longer this agent's latest

@@ -1,5 +1,5 @@
 // `nerdr.retry` (`nerdr send --retry ID`): a message that left the queue because it may have been
-// typed in (tmux's answer to its paste was lost) is queued again, as a new message, for its window.
+// typed in (an older nerdr's supervisor stopped while typing it) is queued again, as a new message, for its window.
 
 import type { MethodHost } from './host.js';
 import { method } from './method.js';

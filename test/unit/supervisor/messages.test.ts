@@ -155,7 +155,7 @@ describe('undeliverableBytes', () => {
 });
 
 describe('a message is typed in at most once', () => {
-  type Answer = 'ok' | 'lost' | 'refused' | 'hold' | 'unsent';
+  type Answer = 'ok' | 'lost' | 'lostUnrun' | 'refused' | 'hold' | 'unsent';
   /** What the tmux server keeps across supervisors: the window's @nerdr_typed. */
   interface Server {
     typed: string;
@@ -165,7 +165,9 @@ describe('a message is typed in at most once', () => {
    * @nerdr_typed, set-buffer, paste-buffer) as `paste` says: `hold` runs it and never answers
    * (the supervisor dies before tmux answers), `unsent` never reaches tmux (the supervisor dies
    * before the line is written), `lost` runs it and answers as a control client that closed,
-   * `refused` as tmux refusing the first command (nothing after it runs). Each Messenger made
+   * `lostUnrun` answers so without running it (the client closed before tmux read the line),
+   * `refused` as tmux refusing the first command (nothing after it runs). The pane check reads
+   * the window's @nerdr_typed. Each Messenger made
    * here is one supervisor life on one tmux server; a "crash" is simply making the next one on
    * the same folder and server.
    */
@@ -176,16 +178,20 @@ describe('a message is typed in at most once', () => {
     const m = new Messenger({
       sendLine: (cmds, done) => {
         const w = cmds.map(words);
-        if (w[0]![0] === 'display') return queueMicrotask(() => done([{ ok: true, skipped: false, lines: [Buffer.from('0|0|0')] }]));
+        if (w[0]![0] === 'display') {
+          expect(w[0]!.at(-1)).toBe('#{pane_dead}|#{pane_in_mode}|#{pane_input_off}|#{@nerdr_typed}');
+          return queueMicrotask(() => done([{ ok: true, skipped: false, lines: [Buffer.from(`0|0|0|${server.typed}`)] }]));
+        }
         if (w[0]![0] !== 'set-option' || w[1]?.[0] !== 'set-buffer' || w[2]?.[0] !== 'paste-buffer') return queueMicrotask(() => done(cmds.map(() => ({ ok: true, skipped: false, lines: [] }))));
         expect(w[0]!.slice(1)).toEqual(['-w', '-t', '@1', '@nerdr_typed', expect.stringMatching(/^[0-9a-f]{12}$/)]);
         const how = paste();
         if (how === 'unsent') return;
+        const closed = { ok: false, skipped: true, lines: [Buffer.from('control client closed')] };
+        if (how === 'lostUnrun') return queueMicrotask(() => done(cmds.map(() => closed)));
         if (how === 'refused') return queueMicrotask(() => done([{ ok: false, skipped: false, lines: [Buffer.from('no window')] }, { ok: false, skipped: true, lines: [] }, { ok: false, skipped: true, lines: [] }]));
         server.typed = w[0]!.at(-1)!;
         pastes.push(w[1]!.at(-1)!);
         if (how === 'hold') return;
-        const closed = { ok: false, skipped: true, lines: [Buffer.from('control client closed')] };
         queueMicrotask(() => done(how === 'lost' ? cmds.map(() => closed) : cmds.map(() => ({ ok: true, skipped: false, lines: [] }))));
       },
       log: (level, msg) => void logs.push(`${level} ${msg}`),
@@ -364,18 +370,46 @@ describe('a message is typed in at most once', () => {
     expect(onDisk().stalledAt).not.toBeNull();
   });
 
-  it('a paste whose answer never came (the control client closed) is not typed again by the same supervisor', async () => {
+  it('a paste whose answer was lost (the control client closed), which tmux ran: the window says so; not typed again, its turn is waited for', async () => {
     const time = new FakeTime();
-    let n = 0;
-    const s = life(new QueueStore(dir, { now: time.now }), time, () => (n++ === 0 ? 'lost' : 'ok'));
-    const a = idle();
+    const server: Server = { typed: '' };
+    const s = life(new QueueStore(dir, { now: time.now }), time, () => 'lost', server);
+    const a = idle(server);
     const { id } = s.m.enqueue(a, 'once');
+    s.m.enqueue(a, 'then this');
     await settle();
+    expect(s.pastes).toEqual(['once']);
+    expect(s.logs.join('\n')).toMatch(/warn api: tmux's answer to the paste of message .* was lost \(control client closed\); the window will say whether it went in/);
+    // it stays marked, and is neither typed again nor given up
+    expect(s.m.queue(a).messages.map((x) => [x.text, x.typingAt !== null])).toEqual([['once', true], ['then this', false]]);
+    expect((thrown(() => s.m.cancel(id, [a])) as RpcError).code).toBe('not_queued');
     s.m.tryDeliver(a);
     await settle();
     expect(s.pastes).toEqual(['once']);
-    expect(s.m.receipt(id)!.receipt.closed).toMatch(/^it may have been typed in \(tmux's answer to the paste was lost: control client closed/);
-    expect(s.m.queue(a).messages).toEqual([]);
+    expect(s.m.receipt(id)!.receipt.pastedAt).not.toBeNull();
+    expect(s.logs.join('\n')).toMatch(/info api: message .* was typed in \(the window says so; tmux's answer to the paste was lost\); waiting 5 s/);
+    // its turn comes: the queue goes on
+    s.m.promptSubmitted(a);
+    s.m.tryDeliver(a);
+    await settle();
+    expect(s.pastes).toEqual(['once', 'then this']);
+  });
+
+  it('a paste whose answer was lost, which tmux never ran: typed in once, on the next try', async () => {
+    const time = new FakeTime();
+    const server: Server = { typed: '' };
+    let n = 0;
+    const s = life(new QueueStore(dir, { now: time.now }), time, () => (n++ === 0 ? 'lostUnrun' : 'ok'), server);
+    const a = idle(server);
+    const { id } = s.m.enqueue(a, 'once');
+    await settle();
+    expect(s.pastes).toEqual([]);
+    s.m.tryDeliver(a);
+    await settle();
+    expect(s.pastes).toEqual(['once']);
+    expect(s.logs.join('\n')).toMatch(/info api: message .*: tmux never ran its paste \(its answer was lost\), so it goes in now/);
+    expect(s.m.receipt(id)!.receipt).toMatchObject({ closedAt: null });
+    expect(server.typed).toBe(id);
   });
 
   it('a paste tmux refused typed nothing: the mark is cleared and it goes in later, once', async () => {
@@ -417,10 +451,13 @@ describe('a message is typed in at most once', () => {
 
   it('--retry queues the text again as a new message, once; a message that was confirmed cannot be retried', async () => {
     const time = new FakeTime();
-    const first = life(new QueueStore(dir, { now: time.now }), time, () => 'lost');
-    const { id } = first.m.enqueue(idle(), 'maybe typed');
-    await settle();
-    expect(first.m.receipt(id)!.receipt.retryText).toBe('maybe typed');
+    // a mark of older nerdr: its message may have been typed
+    const id = 'aaaaaaaaaaaa';
+    new QueueStore(dir, { now: time.now }).save('ag1', {
+      messages: [{ id, text: 'maybe typed', queuedAt: 1, typingAt: 2 }],
+      stalledAt: null,
+      receipts: [{ id, queuedAt: 1, pastedAt: null, startedAt: null, states: [], stalledAt: null, closedAt: null, closed: null }],
+    });
     const second = life(new QueueStore(dir, { now: time.now }), time);
     const b = idle();
     second.m.queue(b);

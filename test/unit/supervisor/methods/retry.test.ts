@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { QueueStore } from '../../../../src/store/queue.js';
 import { retry } from '../../../../src/supervisor/methods/retry.js';
-import { send } from '../../../../src/supervisor/methods/send.js';
 import { startRig, type Rig } from '../harness.js';
 import { call, hostOf } from './call.js';
 import { BOSS_SECRET, IDLE, family } from './screens.js';
@@ -11,30 +14,29 @@ afterEach(async () => {
 });
 
 /**
- * A message whose paste tmux never answered (the control client closed): it may have been
- * typed in, so its receipt keeps its text for --retry.
+ * A message an older nerdr was typing into the window `agentId` when its supervisor stopped (its
+ * paste set nothing in tmux), and the supervisor that came after: it may have been typed in, so
+ * its receipt keeps its text for --retry.
  */
-async function typedAnswerLost(setup: Parameters<typeof startRig>[0], name: string): Promise<{ rig: Rig; id: string }> {
-  const rig = await startRig(setup);
+async function markedByOlderNerdr(setup: Parameters<typeof startRig>[0], agentId: string): Promise<{ rig: Rig; id: string }> {
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'nerdr-retry-'));
+  const id = '0a1b2c3d4e5f';
+  new QueueStore(path.join(stateDir, 'queues')).save(agentId, {
+    messages: [{ id, text: 'run the tests', queuedAt: 1, typingAt: 2 }],
+    stalledAt: null,
+    receipts: [{ id, queuedAt: 1, pastedAt: null, startedAt: null, states: [], stalledAt: null, closedAt: null, closed: null }],
+  });
+  const rig = await startRig(setup, { stateDir });
   rigs.push(rig);
+  // the folder goes with the rig
+  rigs.unshift({ ...rig, done: async () => rmSync(stateDir, { recursive: true, force: true }) });
   await rig.wait(300);
-  const channel = rig.channel();
-  const real = channel.send.bind(channel);
-  const closed = { ok: false, skipped: true, lines: [Buffer.from('control client closed')] };
-  channel.send = (cmds, done) => {
-    if (!cmds.some((c) => c.includes('paste-buffer'))) return real(cmds, done);
-    rig.tmux.lines.push(cmds);
-    queueMicrotask(() => done(cmds.map(() => closed)));
-  };
-  const { id } = await call(send, hostOf(rig), { target: name, message: 'run the tests' });
-  await rig.wait(50);
-  expect(rig.tmux.sent('paste-buffer')).toHaveLength(1);
   return { rig, id };
 }
 
 describe('nerdr.retry', () => {
   it('queues again, as a new message, a message that may have been typed in', async () => {
-    const { rig, id } = await typedAnswerLost((t) => void t.addPane({ name: 'api', screen: IDLE }), 'api');
+    const { rig, id } = await markedByOlderNerdr((t) => void t.addPane({ name: 'api', screen: IDLE }), 'a1');
     expect(rig.sup.messages.receipt(id)?.receipt.retryText).toBe('run the tests');
     const r = await call(retry, hostOf(rig), { id });
     expect(r).toMatchObject({ target: '@1', position: 1, exited: false, retried: id });
@@ -43,10 +45,10 @@ describe('nerdr.retry', () => {
   });
 
   it("an agent window may not retry a message for a window it did not start", async () => {
-    const { rig, id } = await typedAnswerLost((t) => {
+    const { rig, id } = await markedByOlderNerdr((t) => {
       family(t);
       t.pane('%3').screen = IDLE;
-    }, 'other');
+    }, 'a3');
     await expect(call(retry, hostOf(rig), { id, caller: BOSS_SECRET })).rejects.toMatchObject({ code: 'not_permitted' });
   });
 
