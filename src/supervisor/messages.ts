@@ -474,9 +474,10 @@ export class Messenger {
         this.inFlight.delete(a.id);
         const receipt = this.queue(a).receipts.find((x) => x.id === next.id);
         if (!receipt) return this.mayBeTyped(a, next, 'tmux took its paste; its receipt is gone');
+        // the turn of the message before is no longer this agent's latest
+        this.close(a, 'the next message was typed in');
         receipt.pastedAt = next.typingAt;
         this.persist(a, this.queue(a));
-        this.active.set(a.id, receipt);
         this.awaitTurn(a, next, receipt, "was typed in (the window says so; tmux's answer to the paste was lost)");
         return;
       }

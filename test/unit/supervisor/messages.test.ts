@@ -388,11 +388,35 @@ describe('a message is typed in at most once', () => {
     expect(s.pastes).toEqual(['once']);
     expect(s.m.receipt(id)!.receipt.pastedAt).not.toBeNull();
     expect(s.logs.join('\n')).toMatch(/info api: message .* was typed in \(the window says so; tmux's answer to the paste was lost\); waiting 5 s/);
+    // its receipt is the one followed now
+    expect(s.m.receipt(id)!.receipt.closedAt).toBeNull();
     // its turn comes: the queue goes on
     s.m.promptSubmitted(a);
     s.m.tryDeliver(a);
     await settle();
     expect(s.pastes).toEqual(['once', 'then this']);
+  });
+
+  it('a paste whose answer was lost, which tmux ran: the turn of the message before is closed, as after any paste', async () => {
+    const time = new FakeTime();
+    const server: Server = { typed: '' };
+    let n = 0;
+    const s = life(new QueueStore(dir, { now: time.now }), time, () => (n++ === 1 ? 'lost' : 'ok'), server);
+    const a = idle(server);
+    const before = s.m.enqueue(a, 'zero').id;
+    await settle();
+    time.advance(1000); // Enter goes in
+    await settle();
+    s.m.promptSubmitted(a);
+    expect(s.m.receipt(before)!.receipt.closedAt).toBeNull();
+    const { id } = s.m.enqueue(a, 'once');
+    await settle();
+    s.m.tryDeliver(a);
+    await settle();
+    expect(s.pastes).toEqual(['zero', 'once']);
+    expect(s.m.receipt(before)!.receipt.closed).toBe('the next message was typed in');
+    expect(s.m.receipt(id)!.receipt).toMatchObject({ closedAt: null });
+    expect(s.m.receipt(id)!.receipt.pastedAt).not.toBeNull();
   });
 
   it('a paste whose answer was lost, which tmux never ran: typed in once, on the next try', async () => {
