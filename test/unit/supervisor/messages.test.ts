@@ -206,15 +206,19 @@ describe('a message is typed in at most once', () => {
   const idle = (server: Server = { typed: '' }): WatchedAgent =>
     ({ ...agent('idle'), typedWhenFound: server.typed, arbiter: { view: () => ({ quiet: null }) } }) as unknown as WatchedAgent;
   const onDisk = () => new QueueStore(dir).load('ag1').queue;
-
-  it('killed after tmux ran the paste line, before its answer was recorded: the window says it is in; not typed again, its turn is waited for', async () => {
+  /** A supervisor life on a fresh tmux server that queued two messages, its paste answered as `paste` says. */
+  async function queuedTwo(paste: () => Answer) {
     const time = new FakeTime();
     const server: Server = { typed: '' };
-    const first = life(new QueueStore(dir, { now: time.now }), time, () => 'hold', server);
-    const a = idle(server);
-    const { id } = first.m.enqueue(a, 'run the tests');
-    first.m.enqueue(a, 'then the lint');
+    const first = life(new QueueStore(dir, { now: time.now }), time, paste, server);
+    const { id } = first.m.enqueue(idle(server), 'run the tests');
+    first.m.enqueue(idle(server), 'then the lint');
     await settle();
+    return { time, server, first, id };
+  }
+
+  it('killed after tmux ran the paste line, before its answer was recorded: the window says it is in; not typed again, its turn is waited for', async () => {
+    const { time, server, first, id } = await queuedTwo(() => 'hold');
     // the mark is on disk before tmux was given the paste
     expect(first.pastes).toEqual(['run the tests']);
     expect(onDisk().messages.map((x) => [x.id === id, x.typingAt, x.tmuxMark])).toEqual([[true, time.now(), true], [false, null, undefined]]);
@@ -239,13 +243,7 @@ describe('a message is typed in at most once', () => {
   });
 
   it('killed after the mark, before the paste line reached tmux: nothing was typed, and the next supervisor types it in once', async () => {
-    const time = new FakeTime();
-    const server: Server = { typed: '' };
-    const first = life(new QueueStore(dir, { now: time.now }), time, () => 'unsent', server);
-    const a = idle(server);
-    const { id } = first.m.enqueue(a, 'run the tests');
-    first.m.enqueue(a, 'then the lint');
-    await settle();
+    const { time, server, first, id } = await queuedTwo(() => 'unsent');
     expect(first.pastes).toEqual([]);
     expect(onDisk().messages[0]!.typingAt).toBe(time.now());
     expect(server.typed).toBe('');
@@ -289,13 +287,8 @@ describe('a message is typed in at most once', () => {
   });
 
   it('killed after tmux took the paste: not typed again; its turn is waited for as before, and when it comes the queue goes on', async () => {
-    const time = new FakeTime();
-    const first = life(new QueueStore(dir, { now: time.now }), time);
-    const a = idle();
-    const { id } = first.m.enqueue(a, 'hello');
-    first.m.enqueue(a, 'and then this');
-    await settle();
-    expect(first.pastes).toEqual(['hello']);
+    const { time, first, id } = await queuedTwo(() => 'ok');
+    expect(first.pastes).toEqual(['run the tests']);
     expect(onDisk().receipts[0]!.pastedAt).toBe(time.now());
     // kill -9 here (Enter may or may not have gone); the turn starts while none runs
     const second = life(new QueueStore(dir, { now: time.now }), time);
@@ -307,16 +300,11 @@ describe('a message is typed in at most once', () => {
     expect(second.m.receipt(id)!.receipt.startedAt).toBe(time.now());
     second.m.tryDeliver(b);
     await settle();
-    expect(second.pastes).toEqual(['and then this']);
+    expect(second.pastes).toEqual(['then the lint']);
   });
 
   it('killed after tmux took the paste, its turn came and went while none ran: the facts say so and the queue goes on', async () => {
-    const time = new FakeTime();
-    const first = life(new QueueStore(dir, { now: time.now }), time);
-    const a = idle();
-    const { id } = first.m.enqueue(a, 'hello');
-    first.m.enqueue(a, 'and then this');
-    await settle();
+    const { time, id } = await queuedTwo(() => 'ok');
     const pastedAt = onDisk().receipts[0]!.pastedAt!;
     // kill -9; the agent took the message and finished its turn before the next supervisor
     time.advance(2000);
@@ -325,16 +313,11 @@ describe('a message is typed in at most once', () => {
     second.m.stateChanged(b);
     await settle();
     expect(second.m.receipt(id)!.receipt.startedAt).toBe(time.now());
-    expect(second.pastes, second.logs.join('\n')).toEqual(['and then this']);
+    expect(second.pastes, second.logs.join('\n')).toEqual(['then the lint']);
   });
 
   it('killed after tmux took the paste, its turn known only when the wait ends (no state change after): the queue goes on', async () => {
-    const time = new FakeTime();
-    const first = life(new QueueStore(dir, { now: time.now }), time);
-    const a = idle();
-    const { id } = first.m.enqueue(a, 'hello');
-    first.m.enqueue(a, 'and then this');
-    await settle();
+    const { time, id } = await queuedTwo(() => 'ok');
     const pastedAt = onDisk().receipts[0]!.pastedAt!;
     const second = life(new QueueStore(dir, { now: time.now }), time);
     const arbiter = { view: () => ({ quiet: null }), lastTurnAt: null as number | null };
@@ -348,16 +331,11 @@ describe('a message is typed in at most once', () => {
     time.advance(5001);
     await settle();
     expect(second.m.receipt(id)!.receipt.startedAt).toBe(time.now() - 1);
-    expect(second.pastes, second.logs.join('\n')).toEqual(['and then this']);
+    expect(second.pastes, second.logs.join('\n')).toEqual(['then the lint']);
   });
 
   it('killed after tmux took the paste, and no turn follows: it stalls as any unanswered message, never typed again', async () => {
-    const time = new FakeTime();
-    const first = life(new QueueStore(dir, { now: time.now }), time);
-    const a = idle();
-    const { id } = first.m.enqueue(a, 'hello');
-    first.m.enqueue(a, 'and then this');
-    await settle();
+    const { time, id } = await queuedTwo(() => 'ok');
     const second = life(new QueueStore(dir, { now: time.now }), time);
     const b = idle();
     second.m.tryDeliver(b);
@@ -366,7 +344,7 @@ describe('a message is typed in at most once', () => {
     await settle();
     expect(second.pastes).toEqual([]);
     expect(second.m.receipt(id)!.receipt.stalledAt).toBe(time.now() - 1);
-    expect(onDisk().messages.map((x) => x.text)).toEqual(['and then this']);
+    expect(onDisk().messages.map((x) => x.text)).toEqual(['then the lint']);
     expect(onDisk().stalledAt).not.toBeNull();
   });
 
