@@ -4,7 +4,7 @@
 //   <state>/queues/<agent id>.broken-<time>.json    a file that could not be read, moved aside, never overwritten
 //
 // A message being typed in carries `typingAt`, written before the paste: a supervisor that finds
-// it on start asks tmux whether the paste ran (`tmuxMark`: the window's @nerdr_typed), and never
+// it on start asks tmux whether the paste ran (`tmuxMark`: the pane's @nerdr_typed), and never
 // types it twice.
 //
 // A save returns only once the queue is on disk, and throws (QueueWriteError) when it is not:
@@ -28,7 +28,7 @@ export interface QueuedMessage {
    */
   typingAt: number | null;
   /**
-   * With typingAt: the paste's line sets the window's @nerdr_typed to this message's id, so a
+   * With typingAt: the paste's line sets the pane's @nerdr_typed to this message's id, so a
    * supervisor that starts can tell whether tmux ran it (src/supervisor/messages.ts). Absent in
    * marks of older nerdr, whose pastes set nothing: such a message may have been typed.
    */

@@ -88,7 +88,7 @@ export class WatchedAgent {
   /** The quiet rule's wait while no manifest knows the window's program (ms; 0 = off). */
   readonly idleAfterMs: number;
   /**
-   * The id of the last queued message whose paste line tmux ran in this window, as this
+   * The id of the last queued message whose paste line tmux ran in this pane, as this
    * supervisor found it ('' for none): whether a message the one before marked as typing reached
    * tmux (src/supervisor/messages.ts).
    */

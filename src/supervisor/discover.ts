@@ -20,8 +20,9 @@ export function paneExitStatus(dead: boolean, tmuxStatus: string, guardStatus: s
 /** A `--cmd` window's quiet rule wait in ms (`nerdr new --idle-after`, else config.toml's), '0' = off. */
 export const IDLE_AFTER_OPTION = '@nerdr_idle_after';
 /**
- * The id of the last queued message whose paste tmux ran in this window: set on the paste's own
- * command line, before the paste, so tmux ran both or neither (src/supervisor/messages.ts).
+ * The id of the last queued message whose paste tmux ran in this pane: set on the paste's own
+ * command line, before the paste, so tmux ran both or neither (src/supervisor/messages.ts). A
+ * pane option: two agent panes joined into one window keep one each.
  */
 export const TYPED_OPTION = '@nerdr_typed';
 

@@ -7,14 +7,14 @@
 //
 // A message is typed in at most once. Before the paste it is marked `typingAt` in the queue
 // file (on disk before tmux gets the paste); the mark goes with the message once its turn is
-// confirmed or it stalls. The paste's command line first sets the window's @nerdr_typed to the
+// confirmed or it stalls. The paste's command line first sets the pane's @nerdr_typed to the
 // message's id: tmux runs a control-mode line whole or not at all, so that option says whether
 // the paste ran. A mark found when the queue is loaded (the supervisor stopped while typing it):
-// when tmux's answer to the paste was recorded, or the window's @nerdr_typed names the message,
+// when tmux's answer to the paste was recorded, or the pane's @nerdr_typed names the message,
 // it is in and never typed again, and its turn is waited for as before the restart; when neither
 // (the line never reached tmux) it is typed in as if nothing happened. A paste whose answer
 // never came to a live supervisor (its control client closed) is settled the same way, by the
-// window's @nerdr_typed, read on the line that checks the pane before anything more is typed
+// pane's @nerdr_typed, read on the line that checks the pane before anything more is typed
 // there. A mark of older nerdr (its paste set nothing in tmux) may have been typed: it leaves
 // the queue, its receipt says so and keeps the text, and only `nerdr send --retry ID` queues it
 // again.
@@ -75,7 +75,7 @@ export class Messenger {
         this.notices.set(a.id, loaded.problem);
       }
       // the supervisor before stopped while typing it. Pasted (tmux's answer was recorded, or
-      // the window's @nerdr_typed names it: tmux ran the paste's line): it is in, and its turn is
+      // the pane's @nerdr_typed names it: tmux ran the paste's line): it is in, and its turn is
       // waited for as that supervisor would have (a restart after Enter must not stall the
       // queue). Neither: the line never reached tmux, and it goes in as if nothing happened.
       // (A mark of older nerdr, whose paste set nothing in tmux: it may be in.)
@@ -119,7 +119,7 @@ export class Messenger {
 
   /**
    * A message the supervisor before marked as typing, whose paste line tmux never ran (the
-   * window's @nerdr_typed does not name it): nothing was typed, and it goes in in its turn.
+   * pane's @nerdr_typed does not name it): nothing was typed, and it goes in in its turn.
    */
   private untyped(a: WatchedAgent, q: AgentQueue, m: QueuedMessage): void {
     m.typingAt = null;
@@ -459,7 +459,7 @@ export class Messenger {
     const buf = `nerdr-${randomBytes(6).toString('hex')}`;
     const p = a.paneId;
     // Re-check the pane on the same line: a pane that died or went into a mode since our
-    // last notification gets nothing. The window's @nerdr_typed settles a message marked as
+    // last notification gets nothing. The pane's @nerdr_typed settles a message marked as
     // being typed whose paste this supervisor never heard back about (below).
     this.deps.sendLine([command('display', '-p', '-t', p, `#{pane_dead}|#{pane_in_mode}|#{pane_input_off}|#{${TYPED_OPTION}}`)], ([r]) => {
       if (this.inFlight.get(a.id) !== f) return; // the window was forgotten meanwhile
@@ -469,7 +469,7 @@ export class Messenger {
         return;
       }
       // marked, and tmux's answer to its paste was lost (the control client closed): tmux ran
-      // the whole line, the window's @nerdr_typed first, or none of it
+      // the whole line, the pane's @nerdr_typed first, or none of it
       if (next.typingAt !== null && typed === next.id) {
         this.inFlight.delete(a.id);
         const receipt = this.queue(a).receipts.find((x) => x.id === next.id);
@@ -478,7 +478,7 @@ export class Messenger {
         this.close(a, 'the next message was typed in');
         receipt.pastedAt = next.typingAt;
         this.persist(a, this.queue(a));
-        this.awaitTurn(a, next, receipt, "was typed in (the window says so; tmux's answer to the paste was lost)");
+        this.awaitTurn(a, next, receipt, "was typed in (the pane says so; tmux's answer to the paste was lost)");
         return;
       }
       if (next.typingAt !== null && typed !== next.id) this.deps.log('info', `${a.name}: message ${next.id}: tmux never ran its paste (its answer was lost), so it goes in now`);
@@ -487,9 +487,9 @@ export class Messenger {
         return;
       }
       this.deps.sendLine(
-        // the window's @nerdr_typed first: tmux runs the whole line or none of it, so after a
+        // the pane's @nerdr_typed first: tmux runs the whole line or none of it, so after a
         // crash that option says whether the paste ran (queue())
-        [command('set-option', '-w', '-t', a.windowId, TYPED_OPTION, next.id), command('set-buffer', '-b', buf, pasteSafe(next.text)), command('paste-buffer', '-p', '-d', '-r', '-b', buf, '-t', p)],
+        [command('set-option', '-p', '-t', p, TYPED_OPTION, next.id), command('set-buffer', '-b', buf, pasteSafe(next.text)), command('paste-buffer', '-p', '-d', '-r', '-b', buf, '-t', p)],
         (replies) => {
           if (this.inFlight.get(a.id) !== f) return;
           if (!replies.every((x) => x.ok)) {
@@ -505,7 +505,7 @@ export class Messenger {
             }
             // no answer (the control client closed): it stays marked, and the window's
             // @nerdr_typed says whether it went in before anything more is typed there
-            this.deps.log('warn', `${a.name}: tmux's answer to the paste of message ${next.id} was lost${said ? ` (${said})` : ''}; the window will say whether it went in before anything more is typed there`);
+            this.deps.log('warn', `${a.name}: tmux's answer to the paste of message ${next.id} was lost${said ? ` (${said})` : ''}; the pane will say whether it went in before anything more is typed there`);
             return;
           }
           // the turn of the message before is no longer this agent's latest

@@ -3,7 +3,7 @@
 // (helpers/fake-agent.js, identified as demo, logging every byte it reads): tmux revives it, and
 // the new supervisor must not type the message again, and follows its turn as the old one would
 // have (none comes: it stalls), whether or not it recorded tmux's answer to the paste before it
-// died: the window's @nerdr_typed, set on the paste's own line, says the paste ran. (A kill
+// died: the pane's @nerdr_typed, set on the paste's own line, says the paste ran. (A kill
 // before the line reached tmux, and a paste whose answer was lost: test/unit/supervisor/
 // messages.test.ts, whose fake tmux can hold or drop that line.) Then `nerdr restore` of a saved
 // session that still lists that message (a save older than its delivery) queues it again only
@@ -64,7 +64,7 @@ describe.skipIf(!tmuxAvailable)('a message is typed in at most once: live', () =
     expect(sent.code, sent.stderr).toBe(0);
     typedId = (JSON.parse(sent.stdout) as { id: string }).id;
     // the agent never responds: the supervisor waits 5 s for its turn; it dies as soon as the
-    // paste is in (tmux's answer to it may not be recorded yet: the window's @nerdr_typed says)
+    // paste is in (tmux's answer to it may not be recorded yet: the pane's @nerdr_typed says)
     await waitFor(() => arrived('deaf').length === 1, { intervalMs: 5, what: 'the paste in the fake' });
     process.kill(killed, 'SIGKILL');
     await waitFor(() => !pidAlive(killed), { what: 'the old supervisor gone' });
@@ -75,7 +75,7 @@ describe.skipIf(!tmuxAvailable)('a message is typed in at most once: live', () =
     }, { timeoutMs: 5000, what: 'a revived supervisor' });
     expect(revived).not.toBe(killed);
     // the new supervisor found the message marked as being typed, with tmux's answer to the paste
-    // recorded or the window's @nerdr_typed naming it: it is in, so it is not typed again; its turn is followed as the old one would
+    // recorded or the pane's @nerdr_typed naming it: it is in, so it is not typed again; its turn is followed as the old one would
     // have, and the deaf agent gives none: it stalls like any message that gets no response
     const r = await waitFor(async () => {
       const s = await status(typedId);

@@ -25,7 +25,7 @@ describe('parsePaneList', () => {
     expect(parsePaneList(row())[0]!.hibernated).toBe('');
   });
 
-  it("the last queued message whose paste tmux ran in the window; none: ''", () => {
+  it("the last queued message whose paste tmux ran in the pane; none: ''", () => {
     expect(parsePaneList(row({ typed: '4f5db29b4fd2' }))[0]!.typed).toBe('4f5db29b4fd2');
     expect(parsePaneList(row())[0]!.typed).toBe('');
   });

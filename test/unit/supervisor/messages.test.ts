@@ -156,7 +156,7 @@ describe('undeliverableBytes', () => {
 
 describe('a message is typed in at most once', () => {
   type Answer = 'ok' | 'lost' | 'lostUnrun' | 'refused' | 'hold' | 'unsent';
-  /** What the tmux server keeps across supervisors: the window's @nerdr_typed. */
+  /** What the tmux server keeps across supervisors: the pane's @nerdr_typed. */
   interface Server {
     typed: string;
   }
@@ -167,7 +167,7 @@ describe('a message is typed in at most once', () => {
    * before the line is written), `lost` runs it and answers as a control client that closed,
    * `lostUnrun` answers so without running it (the client closed before tmux read the line),
    * `refused` as tmux refusing the first command (nothing after it runs). The pane check reads
-   * the window's @nerdr_typed. Each Messenger made
+   * the pane's @nerdr_typed. Each Messenger made
    * here is one supervisor life on one tmux server; a "crash" is simply making the next one on
    * the same folder and server.
    */
@@ -183,7 +183,7 @@ describe('a message is typed in at most once', () => {
           return queueMicrotask(() => done([{ ok: true, skipped: false, lines: [Buffer.from(`0|0|0|${server.typed}`)] }]));
         }
         if (w[0]![0] !== 'set-option' || w[1]?.[0] !== 'set-buffer' || w[2]?.[0] !== 'paste-buffer') return queueMicrotask(() => done(cmds.map(() => ({ ok: true, skipped: false, lines: [] }))));
-        expect(w[0]!.slice(1)).toEqual(['-w', '-t', '@1', '@nerdr_typed', expect.stringMatching(/^[0-9a-f]{12}$/)]);
+        expect(w[0]!.slice(1)).toEqual(['-p', '-t', '%1', '@nerdr_typed', expect.stringMatching(/^[0-9a-f]{12}$/)]);
         const how = paste();
         if (how === 'unsent') return;
         const closed = { ok: false, skipped: true, lines: [Buffer.from('control client closed')] };
@@ -202,7 +202,7 @@ describe('a message is typed in at most once', () => {
     });
     return { m, pastes, logs, receipts };
   }
-  /** An idle window, as a supervisor finds it on `server` (its @nerdr_typed). */
+  /** An idle window, as a supervisor finds it on `server` (its pane's @nerdr_typed). */
   const idle = (server: Server = { typed: '' }): WatchedAgent =>
     ({ ...agent('idle'), typedWhenFound: server.typed, arbiter: { view: () => ({ quiet: null }) } }) as unknown as WatchedAgent;
   const onDisk = () => new QueueStore(dir).load('ag1').queue;
@@ -217,7 +217,7 @@ describe('a message is typed in at most once', () => {
     return { time, server, first, id };
   }
 
-  it('killed after tmux ran the paste line, before its answer was recorded: the window says it is in; not typed again, its turn is waited for', async () => {
+  it('killed after tmux ran the paste line, before its answer was recorded: the pane says it is in; not typed again, its turn is waited for', async () => {
     const { time, server, first, id } = await queuedTwo(() => 'hold');
     // the mark is on disk before tmux was given the paste
     expect(first.pastes).toEqual(['run the tests']);
@@ -247,7 +247,7 @@ describe('a message is typed in at most once', () => {
     expect(first.pastes).toEqual([]);
     expect(onDisk().messages[0]!.typingAt).toBe(time.now());
     expect(server.typed).toBe('');
-    // the window's @nerdr_typed names an older message, typed in before
+    // the pane's @nerdr_typed names an older message, typed in before
     server.typed = 'a0a0a0a0a0a0';
     time.advance(300);
     const second = life(new QueueStore(dir, { now: time.now }), time, () => 'ok', server);
@@ -348,7 +348,7 @@ describe('a message is typed in at most once', () => {
     expect(onDisk().stalledAt).not.toBeNull();
   });
 
-  it('a paste whose answer was lost (the control client closed), which tmux ran: the window says so; not typed again, its turn is waited for', async () => {
+  it('a paste whose answer was lost (the control client closed), which tmux ran: the pane says so; not typed again, its turn is waited for', async () => {
     const time = new FakeTime();
     const server: Server = { typed: '' };
     const s = life(new QueueStore(dir, { now: time.now }), time, () => 'lost', server);
@@ -357,7 +357,7 @@ describe('a message is typed in at most once', () => {
     s.m.enqueue(a, 'then this');
     await settle();
     expect(s.pastes).toEqual(['once']);
-    expect(s.logs.join('\n')).toMatch(/warn api: tmux's answer to the paste of message .* was lost \(control client closed\); the window will say whether it went in/);
+    expect(s.logs.join('\n')).toMatch(/warn api: tmux's answer to the paste of message .* was lost \(control client closed\); the pane will say whether it went in/);
     // it stays marked, and is neither typed again nor given up
     expect(s.m.queue(a).messages.map((x) => [x.text, x.typingAt !== null])).toEqual([['once', true], ['then this', false]]);
     expect((thrown(() => s.m.cancel(id, [a])) as RpcError).code).toBe('not_queued');
@@ -365,7 +365,7 @@ describe('a message is typed in at most once', () => {
     await settle();
     expect(s.pastes).toEqual(['once']);
     expect(s.m.receipt(id)!.receipt.pastedAt).not.toBeNull();
-    expect(s.logs.join('\n')).toMatch(/info api: message .* was typed in \(the window says so; tmux's answer to the paste was lost\); waiting 5 s/);
+    expect(s.logs.join('\n')).toMatch(/info api: message .* was typed in \(the pane says so; tmux's answer to the paste was lost\); waiting 5 s/);
     // its receipt is the one followed now
     expect(s.m.receipt(id)!.receipt.closedAt).toBeNull();
     // its turn comes: the queue goes on
