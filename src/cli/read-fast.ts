@@ -13,6 +13,7 @@ import { request, SocketRequestError } from '../supervisor/socket/client.js';
 import { visible } from '../text.js';
 import { serverFiles } from '../paths.js';
 import { resolveSocket, type ServerChoice } from '../tmux/socket-path.js';
+import { printJson } from './print.js';
 
 /** `nerdr status`: the states in this order, each with its glyph. */
 const STATE_ORDER = ['blocked', 'done', 'limited', 'working', 'idle', 'unknown', 'exited'];
@@ -29,16 +30,11 @@ export function statusLine(s: StatusCounts): string {
   return parts.length ? parts.join('  ') : 'no agents';
 }
 
-/** As the CLI prints JSON (src/cli/print.ts). */
-function json(value: unknown): string {
-  return JSON.stringify(value, null, 2) + '\n';
-}
-
 export interface FastRead {
   server: ServerChoice;
   method: 'nerdr.ls' | 'nerdr.status';
-  /** The text to print for the supervisor's result. */
-  print(result: unknown): string;
+  /** Prints the supervisor's result. */
+  print(result: unknown): void;
 }
 
 /**
@@ -57,9 +53,9 @@ export function parseFastRead(args: readonly string[]): FastRead | null {
   const rest = args.slice(i);
   const form = rest.join(' ');
   if (rest.some((a) => a.includes(' '))) return null;
-  if (form === 'ls --json') return { server, method: 'nerdr.ls', print: (r) => json((r as { agents: unknown[] }).agents) };
-  if (form === 'status --json') return { server, method: 'nerdr.status', print: (r) => json(r) };
-  if (form === 'status') return { server, method: 'nerdr.status', print: (r) => statusLine(r as StatusCounts) + '\n' };
+  if (form === 'ls --json') return { server, method: 'nerdr.ls', print: (r) => printJson((r as { agents: unknown[] }).agents) };
+  if (form === 'status --json') return { server, method: 'nerdr.status', print: printJson };
+  if (form === 'status') return { server, method: 'nerdr.status', print: (r) => void process.stdout.write(statusLine(r as StatusCounts) + '\n') };
   return null;
 }
 
@@ -93,6 +89,6 @@ export async function runFastRead(args: readonly string[], env: NodeJS.ProcessEn
     if (err.code === 'EPIPE') process.exit(0);
     throw err;
   });
-  process.stdout.write(read.print(result));
+  read.print(result);
   return true;
 }
