@@ -470,18 +470,19 @@ export class Messenger {
       }
       // marked, and tmux's answer to its paste was lost (the control client closed): tmux ran
       // the whole line, the pane's @nerdr_typed first, or none of it
-      if (next.typingAt !== null && typed === next.id) {
-        this.inFlight.delete(a.id);
-        const receipt = this.queue(a).receipts.find((x) => x.id === next.id);
-        if (!receipt) return this.mayBeTyped(a, next, 'tmux took its paste; its receipt is gone');
-        // the turn of the message before is no longer this agent's latest
-        this.close(a, 'the next message was typed in');
-        receipt.pastedAt = next.typingAt;
-        this.persist(a, this.queue(a));
-        this.awaitTurn(a, next, receipt, "was typed in (the pane says so; tmux's answer to the paste was lost)");
-        return;
+      if (next.typingAt !== null) {
+        if (typed !== next.id) this.deps.log('info', `${a.name}: message ${next.id}: tmux never ran its paste (its answer was lost), so it goes in now`);
+        else {
+          this.inFlight.delete(a.id);
+          const receipt = this.queue(a).receipts.find((x) => x.id === next.id);
+          if (!receipt) return this.mayBeTyped(a, next, 'tmux took its paste; its receipt is gone');
+          // the turn of the message before is no longer this agent's latest
+          this.close(a, 'the next message was typed in');
+          receipt.pastedAt = next.typingAt;
+          this.persist(a, this.queue(a));
+          return this.awaitTurn(a, next, receipt, "was typed in (the pane says so; tmux's answer to the paste was lost)");
+        }
       }
-      if (next.typingAt !== null && typed !== next.id) this.deps.log('info', `${a.name}: message ${next.id}: tmux never ran its paste (its answer was lost), so it goes in now`);
       if (!this.markTyping(a, next)) {
         this.inFlight.delete(a.id);
         return;
