@@ -206,19 +206,25 @@ describe('a message is typed in at most once', () => {
   const idle = (server: Server = { typed: '' }): WatchedAgent =>
     ({ ...agent('idle'), typedWhenFound: server.typed, arbiter: { view: () => ({ quiet: null }) } }) as unknown as WatchedAgent;
   const onDisk = () => new QueueStore(dir).load('ag1').queue;
-  /** A supervisor life on a fresh tmux server that queued two messages, its paste answered as `paste` says. */
-  async function queuedTwo(paste: () => Answer) {
+  /** A supervisor life on a fresh tmux server, its pastes answered in turn as `answers` says, then 'ok'. */
+  function oneLife(...answers: Answer[]) {
     const time = new FakeTime();
     const server: Server = { typed: '' };
-    const first = life(new QueueStore(dir, { now: time.now }), time, paste, server);
-    const { id } = first.m.enqueue(idle(server), 'run the tests');
-    first.m.enqueue(idle(server), 'then the lint');
+    let n = 0;
+    const s = life(new QueueStore(dir, { now: time.now }), time, () => answers[n++] ?? 'ok', server);
+    return { time, server, s, a: idle(server) };
+  }
+  /** oneLife after it queued two messages, its first paste answered as `paste` says. */
+  async function queuedTwo(paste: Answer) {
+    const { time, server, s: first, a } = oneLife(paste);
+    const { id } = first.m.enqueue(a, 'run the tests');
+    first.m.enqueue(a, 'then the lint');
     await settle();
     return { time, server, first, id };
   }
 
   it('killed after tmux ran the paste line, before its answer was recorded: the pane says it is in; not typed again, its turn is waited for', async () => {
-    const { time, server, first, id } = await queuedTwo(() => 'hold');
+    const { time, server, first, id } = await queuedTwo('hold');
     // the mark is on disk before tmux was given the paste
     expect(first.pastes).toEqual(['run the tests']);
     expect(onDisk().messages.map((x) => [x.id === id, x.typingAt, x.tmuxMark])).toEqual([[true, time.now(), true], [false, null, undefined]]);
@@ -243,7 +249,7 @@ describe('a message is typed in at most once', () => {
   });
 
   it('killed after the mark, before the paste line reached tmux: nothing was typed, and the next supervisor types it in once', async () => {
-    const { time, server, first, id } = await queuedTwo(() => 'unsent');
+    const { time, server, first, id } = await queuedTwo('unsent');
     expect(first.pastes).toEqual([]);
     expect(onDisk().messages[0]!.typingAt).toBe(time.now());
     expect(server.typed).toBe('');
@@ -287,7 +293,7 @@ describe('a message is typed in at most once', () => {
   });
 
   it('killed after tmux took the paste: not typed again; its turn is waited for as before, and when it comes the queue goes on', async () => {
-    const { time, first, id } = await queuedTwo(() => 'ok');
+    const { time, first, id } = await queuedTwo('ok');
     expect(first.pastes).toEqual(['run the tests']);
     expect(onDisk().receipts[0]!.pastedAt).toBe(time.now());
     // kill -9 here (Enter may or may not have gone); the turn starts while none runs
@@ -304,7 +310,7 @@ describe('a message is typed in at most once', () => {
   });
 
   it('killed after tmux took the paste, its turn came and went while none ran: the facts say so and the queue goes on', async () => {
-    const { time, id } = await queuedTwo(() => 'ok');
+    const { time, id } = await queuedTwo('ok');
     const pastedAt = onDisk().receipts[0]!.pastedAt!;
     // kill -9; the agent took the message and finished its turn before the next supervisor
     time.advance(2000);
@@ -317,7 +323,7 @@ describe('a message is typed in at most once', () => {
   });
 
   it('killed after tmux took the paste, its turn known only when the wait ends (no state change after): the queue goes on', async () => {
-    const { time, id } = await queuedTwo(() => 'ok');
+    const { time, id } = await queuedTwo('ok');
     const pastedAt = onDisk().receipts[0]!.pastedAt!;
     const second = life(new QueueStore(dir, { now: time.now }), time);
     const arbiter = { view: () => ({ quiet: null }), lastTurnAt: null as number | null };
@@ -335,7 +341,7 @@ describe('a message is typed in at most once', () => {
   });
 
   it('killed after tmux took the paste, and no turn follows: it stalls as any unanswered message, never typed again', async () => {
-    const { time, id } = await queuedTwo(() => 'ok');
+    const { time, id } = await queuedTwo('ok');
     const second = life(new QueueStore(dir, { now: time.now }), time);
     const b = idle();
     second.m.tryDeliver(b);
@@ -349,10 +355,7 @@ describe('a message is typed in at most once', () => {
   });
 
   it('a paste whose answer was lost (the control client closed), which tmux ran: the pane says so; not typed again, its turn is waited for', async () => {
-    const time = new FakeTime();
-    const server: Server = { typed: '' };
-    const s = life(new QueueStore(dir, { now: time.now }), time, () => 'lost', server);
-    const a = idle(server);
+    const { s, a } = oneLife('lost', 'lost');
     const { id } = s.m.enqueue(a, 'once');
     s.m.enqueue(a, 'then this');
     await settle();
@@ -376,11 +379,7 @@ describe('a message is typed in at most once', () => {
   });
 
   it('a paste whose answer was lost, which tmux ran: the turn of the message before is closed, as after any paste', async () => {
-    const time = new FakeTime();
-    const server: Server = { typed: '' };
-    let n = 0;
-    const s = life(new QueueStore(dir, { now: time.now }), time, () => (n++ === 1 ? 'lost' : 'ok'), server);
-    const a = idle(server);
+    const { time, s, a } = oneLife('ok', 'lost');
     const before = s.m.enqueue(a, 'zero').id;
     await settle();
     time.advance(1000); // Enter goes in
@@ -398,11 +397,7 @@ describe('a message is typed in at most once', () => {
   });
 
   it('a paste whose answer was lost, which tmux never ran: typed in once, on the next try', async () => {
-    const time = new FakeTime();
-    const server: Server = { typed: '' };
-    let n = 0;
-    const s = life(new QueueStore(dir, { now: time.now }), time, () => (n++ === 0 ? 'lostUnrun' : 'ok'), server);
-    const a = idle(server);
+    const { server, s, a } = oneLife('lostUnrun');
     const { id } = s.m.enqueue(a, 'once');
     await settle();
     expect(s.pastes).toEqual([]);
@@ -415,10 +410,7 @@ describe('a message is typed in at most once', () => {
   });
 
   it('a paste tmux refused typed nothing: the mark is cleared and it goes in later, once', async () => {
-    const time = new FakeTime();
-    let n = 0;
-    const s = life(new QueueStore(dir, { now: time.now }), time, () => (n++ === 0 ? 'refused' : 'ok'));
-    const a = idle();
+    const { s, a } = oneLife('refused');
     s.m.enqueue(a, 'again');
     await settle();
     expect(s.pastes).toEqual([]);
