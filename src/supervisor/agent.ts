@@ -31,6 +31,13 @@ export const EXIT_MARKER_WAIT_MS = 1000;
 /** Output is coalesced: a screen is evaluated at most this often per pane. */
 export const EVAL_COALESCE_MS = 50;
 
+/**
+ * A write this small, after a quiet spell, is judged in the turn that read it: tmux reads a
+ * pane's terminal in chunks of up to 4 KB, so a draw larger than that may come in parts (and
+ * waits 2 ms for the rest); one this small came whole.
+ */
+export const SAME_TURN_EVAL_MAX = 2048;
+
 /** What a window needs from the supervisor around it. */
 export interface WindowHost {
   readonly clock: Clock;
@@ -353,7 +360,7 @@ export class WatchedAgent {
     this._lastOutputAt = now;
     if (this.floodGate.feed(data.length, now, this._floodSince !== null)) this.pauseOutput(now);
     else if (this._mirror.write(data)) this.snapshot();
-    else this.scheduleEval();
+    else this.scheduleEval(data.length <= SAME_TURN_EVAL_MAX && this._mirror.isFlushed);
     if (this.probed) this.scheduleProbe(this.prober.output());
   }
 
@@ -551,11 +558,13 @@ export class WatchedAgent {
 
   /**
    * Output is coalesced: the first output after a quiet spell is judged at once (a dialog's
-   * light should not wait), a stream of output at most every EVAL_COALESCE_MS.
+   * light should not wait), a stream of output at most every EVAL_COALESCE_MS. At once is 2 ms
+   * later, for the rest of a draw tmux read in parts; `sameTurn` (a small write, parsed already:
+   * the whole draw) at the end of this turn, in the wake-up that read it, not one of its own.
    */
-  scheduleEval(): void {
+  scheduleEval(sameTurn = false): void {
     if (this.evalTimer || this.disposed) return;
-    const wait = Math.max(2, this.lastEvalAt + EVAL_COALESCE_MS - this.host.clock.now());
+    const wait = Math.max(sameTurn ? 0 : 2, this.lastEvalAt + EVAL_COALESCE_MS - this.host.clock.now());
     this.evalTimer = this.host.clock.after(wait, () => {
       this.evalTimer = null;
       this.lastEvalAt = this.host.clock.now();

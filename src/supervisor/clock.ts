@@ -7,7 +7,11 @@ export interface Timer {
 
 export interface Clock {
   now(): number;
-  /** Calls fn once, ms from now. */
+  /**
+   * Calls fn once, ms from now. 0 (or less): at the end of this turn of the event loop, after
+   * the input it is handling (setImmediate), not on a timer of its own: work a line of output
+   * sets off runs in the wake-up that read it (docs/performance.md, "Wake-ups").
+   */
   after(ms: number, fn: () => void): Timer;
 }
 
@@ -17,6 +21,10 @@ const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 export const systemClock: Clock = {
   now: () => Date.now(),
   after(ms, fn) {
+    if (ms <= 0) {
+      const i = setImmediate(fn);
+      return { cancel: () => clearImmediate(i) };
+    }
     // a wait longer than setTimeout takes (a usage limit that resets next month) waits in steps
     let t: NodeJS.Timeout;
     const wait = (left: number): void => {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManifestRegistry } from '../../../src/detect/index.js';
 import { DEFAULT_IDLE_AFTER_MS } from '../../../src/state/index.js';
 import { startRig, settle, type Rig } from './harness.js';
+import { SAME_TURN_EVAL_MAX } from '../../../src/supervisor/agent.js';
 
 let rig: Rig | null = null;
 let dir: string | null = null;
@@ -36,6 +37,24 @@ describe('the quiet rule in a window', () => {
     expect(a.arbiter.view().reason).toMatch(/^output flowing/);
     await rig.wait(DEFAULT_IDLE_AFTER_MS + 100);
     expect(a.state).toBe('done');
+  });
+
+  it('a small write after a quiet spell is judged in the turn that read it; a large one 2 ms later, with the rest of its draw', async () => {
+    rig = await startRig((t) => void t.addPane({ ...CMD, screen: ['myrepl> '] }));
+    await rig.wait(DEFAULT_IDLE_AFTER_MS + 300);
+    const a = rig.sup.agents.get('%1')!;
+    expect(a.state).toBe('idle');
+    rig.channel().output('%1', 'x');
+    rig.time.advance(0);
+    expect(a.state).toBe('working');
+    await rig.wait(DEFAULT_IDLE_AFTER_MS + 300);
+    expect(a.state).toBe('done');
+    rig.channel().output('%1', 'y'.repeat(SAME_TURN_EVAL_MAX + 1));
+    await settle(); // the mirror parses it
+    rig.time.advance(1);
+    expect(a.state).toBe('done');
+    rig.time.advance(1);
+    expect(a.state).toBe('working');
   });
 
   it("the window's own wait (@nerdr_idle_after, from --idle-after) is used, and saved for nerdr restore", async () => {
