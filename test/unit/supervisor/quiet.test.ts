@@ -47,6 +47,10 @@ describe('the quiet rule in a window', () => {
     rig.channel().output('%1', 'x');
     rig.time.advance(0);
     expect(a.state).toBe('working');
+    // and its light goes out at the end of that turn too (the flush waits for no timer of its own)
+    rig.time.advance(0);
+    await settle();
+    expect(rig.tmux.pane('%1').options.get('@nerdr_state')).toBe('working');
     await rig.wait(DEFAULT_IDLE_AFTER_MS + 300);
     expect(a.state).toBe('done');
     rig.channel().output('%1', 'y'.repeat(SAME_TURN_EVAL_MAX + 1));
