@@ -47,6 +47,8 @@ interface Stat {
   tpgid: number;
   /** Field 22, the start time in clock ticks since boot (a pid reused later has another). */
   start?: string;
+  /** Field 20, its threads when the stat was read. */
+  threads?: number;
 }
 
 /** Parses /proc/<pid>/stat (the name is in parentheses and may hold spaces and parentheses). */
@@ -61,7 +63,18 @@ export function parseStat(text: string): Stat | null {
   const nums = [pid, Number(ppid), Number(pgid), Number(session), Number(tpgid)];
   if (nums.some((n) => !Number.isInteger(n))) return null;
   const start = rest[19];
-  return { pid, comm: text.slice(open + 1, close), state, ppid: nums[1]!, pgid: nums[2]!, session: nums[3]!, tpgid: nums[4]!, ...(start && /^\d+$/.test(start) ? { start } : {}) };
+  const threads = Number(rest[17]);
+  return {
+    pid,
+    comm: text.slice(open + 1, close),
+    state,
+    ppid: nums[1]!,
+    pgid: nums[2]!,
+    session: nums[3]!,
+    tpgid: nums[4]!,
+    ...(start && /^\d+$/.test(start) ? { start } : {}),
+    ...(Number.isInteger(threads) && threads > 0 ? { threads } : {}),
+  };
 }
 
 /** NUL-separated /proc/<pid>/cmdline → argv (a trailing NUL is not an argument). */
@@ -158,9 +171,17 @@ function readStat(root: string, pid: number): Stat | null {
 
 /**
  * Children of every thread of `pid`, or null when the kernel has no children files. Read
- * synchronously, as stat is: the kernel lists them without the target's memory lock.
+ * synchronously, as stat is: the kernel lists them without the target's memory lock. A process
+ * with one thread (a shell, most `--cmd` programs) has one children file, its own: read without
+ * listing its task folder (one file opened instead of a folder and the file; docs/identify.md).
  */
-function childrenOf(root: string, pid: number): number[] | null {
+function childrenOf(root: string, s: Stat): number[] | null {
+  const pid = s.pid;
+  if (s.threads === 1) {
+    const l = readTextSync(`${root}/${pid}/task/${pid}/children`);
+    if (l !== null) return childList([l]);
+    // no such file (an old kernel, or the process is gone): told apart below
+  }
   let tids: string[];
   try {
     tids = fs.readdirSync(`${root}/${pid}/task`);
@@ -169,6 +190,10 @@ function childrenOf(root: string, pid: number): number[] | null {
   }
   const lists = tids.map((t) => readTextSync(`${root}/${pid}/task/${t}/children`));
   if (lists.every((l) => l === null)) return null;
+  return childList(lists);
+}
+
+function childList(lists: readonly (string | null)[]): number[] {
   const out: number[] = [];
   for (const l of lists) if (l) for (const w of l.split(' ')) if (w.trim()) out.push(Number(w));
   return out;
@@ -199,7 +224,7 @@ async function readProc(panePid: number, opts: ReadOptions): Promise<ProcInfo[]>
   if (fg > 0) {
     // walk descendants: the foreground job is (almost always) started by the pane's shell
     const seen = new Set<number>([panePid]);
-    let level: number[] = [panePid];
+    let level: Stat[] = [pane];
     let walkable = true;
     for (let depth = 0; depth < MAX_DEPTH && level.length > 0 && seen.size < MAX_WALK; depth++) {
       const kids = level.map((p) => childrenOf(root, p));
@@ -213,7 +238,7 @@ async function readProc(panePid: number, opts: ReadOptions): Promise<ProcInfo[]>
       level = [];
       for (const s of stats) {
         if (!s || s.state === 'Z') continue;
-        level.push(s.pid);
+        level.push(s);
         if (s.pgid === fg) members.push(s);
       }
     }

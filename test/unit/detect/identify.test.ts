@@ -1,8 +1,11 @@
 // Which agent is in a pane: process tables → identify() (manifest-format.md §7), no tmux.
 
-import { describe, expect, it } from 'vitest';
+import fs, { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AGENT_ALIASES, agentLabel, identify, packageLabel, resolveProcess, type ProcInfo } from '../../../src/detect/identify.js';
-import { parseCmdline, parseEnviron, parsePs, parseStat } from '../../../src/detect/procfs.js';
+import { parseCmdline, parseEnviron, parsePs, parseStat, readPaneProcesses } from '../../../src/detect/procfs.js';
 
 const SHELL = 100;
 
@@ -267,6 +270,10 @@ describe('shells and the foreground', () => {
 });
 
 describe('procfs parsers', () => {
+  it('stat: the thread count (field 20) and start time (field 22)', () => {
+    expect(parseStat('7 (sh) S 1 7 1 34816 7 0 0 0 0 0 0 0 0 0 20 0 3 0 123456 9')).toMatchObject({ pid: 7, threads: 3, start: '123456' });
+  });
+
   it('stat: a name with spaces and parentheses', () => {
     expect(parseStat('4242 (we (ird) name) S 100 4242 100 34816 4242 4194304 0 0')).toEqual({
       pid: 4242, comm: 'we (ird) name', state: 'S', ppid: 100, pgid: 4242, session: 100, tpgid: 4242,
@@ -290,5 +297,55 @@ describe('procfs parsers', () => {
       { pid: 200, ppid: 100, pgid: 200, tpgid: 200, comm: 'node', argv: ['node', '/x/bin/codex', '--yolo'] },
     ]);
     expect(identify(parsePs(text), 100).agent).toBe('codex');
+  });
+});
+
+describe('procfs: the walk from the pane (a /proc of files)', () => {
+  interface FakeProc { pid: number; ppid: number; pgid: number; tpgid: number; comm: string; argv: string[]; tasks: Record<number, number[]> | null }
+  let root = '';
+  afterEach(() => {
+    vi.restoreAllMocks();
+    if (root) rmSync(root, { recursive: true, force: true });
+    root = '';
+  });
+  /** A /proc with these processes; `tasks` null: a kernel without children files. */
+  const fakeProc = (procs: FakeProc[]): string => {
+    root = mkdtempSync(path.join(tmpdir(), 'nerdr-proc-'));
+    for (const p of procs) {
+      const threads = p.tasks ? Object.keys(p.tasks).length : 1;
+      // after "(comm) ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime priority nice num_threads itrealvalue starttime
+      const stat = `${p.pid} (${p.comm}) S ${p.ppid} ${p.pgid} ${p.ppid} 34816 ${p.tpgid} 0 0 0 0 0 0 0 0 0 20 0 ${threads} 0 ${1000 + p.pid}\n`;
+      mkdirSync(path.join(root, String(p.pid), 'task', String(p.pid)), { recursive: true });
+      writeFileSync(path.join(root, String(p.pid), 'stat'), stat);
+      writeFileSync(path.join(root, String(p.pid), 'cmdline'), p.argv.join('\0') + '\0');
+      for (const [tid, kids] of Object.entries(p.tasks ?? {})) {
+        mkdirSync(path.join(root, String(p.pid), 'task', tid), { recursive: true });
+        writeFileSync(path.join(root, String(p.pid), 'task', tid, 'children'), kids.map((k) => `${k} `).join(''));
+      }
+    }
+    return root;
+  };
+  it("a one-thread process's children are read from its own file; a threaded one's from every thread's", async () => {
+    const r = fakeProc([
+      { pid: 100, ppid: 1, pgid: 100, tpgid: 200, comm: 'sh', argv: ['/bin/sh'], tasks: { 100: [200] } },
+      // node: the agent's child hangs under its second thread
+      { pid: 200, ppid: 100, pgid: 200, tpgid: 200, comm: 'node', argv: ['node', '/x/bin/codex'], tasks: { 200: [], 201: [300], 202: [] } },
+      { pid: 300, ppid: 200, pgid: 200, tpgid: 200, comm: 'rg', argv: ['rg', 'x'], tasks: { 300: [] } },
+    ]);
+    const readdir = vi.spyOn(fs, 'readdirSync');
+    const procs = await readPaneProcesses(100, { procRoot: r, environ: false });
+    expect(procs.map((p) => p.pid)).toEqual([100, 200, 300]);
+    expect(procs[1]!.argv).toEqual(['node', '/x/bin/codex']);
+    // sh and rg have one thread each: no folder listed for them
+    expect(readdir.mock.calls.map((c) => String(c[0]))).toEqual([`${r}/200/task`]);
+  });
+
+  it('a one-thread process without a children file (an old kernel): the /proc scan finds the foreground group', async () => {
+    const r = fakeProc([
+      { pid: 100, ppid: 1, pgid: 100, tpgid: 200, comm: 'sh', argv: ['/bin/sh'], tasks: null },
+      { pid: 200, ppid: 100, pgid: 200, tpgid: 200, comm: 'node', argv: ['node', '/x/bin/codex'], tasks: null },
+    ]);
+    const procs = await readPaneProcesses(100, { procRoot: r, environ: false });
+    expect(procs.map((p) => p.pid)).toEqual([100, 200]);
   });
 });
