@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManifestRegistry } from '../../../src/detect/index.js';
 import { DEFAULT_IDLE_AFTER_MS } from '../../../src/state/index.js';
 import { startRig, settle, type Rig } from './harness.js';
-import { SAME_TURN_EVAL_MAX } from '../../../src/supervisor/agent.js';
+import { SAME_TURN_EVAL_MAX, type WatchedAgent } from '../../../src/supervisor/agent.js';
 
 let rig: Rig | null = null;
 let dir: string | null = null;
@@ -20,6 +20,15 @@ afterEach(async () => {
 });
 
 const CMD = { agent: 'unknown', argv: ['/bin/sh', '-c', 'myrepl'] };
+
+/** A `--cmd` window showing `prompt`, left quiet until the rule says idle: its rig and agent. */
+async function idleAt(prompt: string): Promise<{ r: Rig; a: WatchedAgent }> {
+  const r = (rig = await startRig((t) => void t.addPane({ ...CMD, screen: [prompt] })));
+  await r.wait(DEFAULT_IDLE_AFTER_MS + 300);
+  const a = r.sup.agents.get('%1')!;
+  expect(a.state).toBe('idle');
+  return { r, a };
+}
 
 describe('the quiet rule in a window', () => {
   it('quiet at its prompt: idle after 3 s; its output flowing: working; quiet at the prompt again: done', async () => {
@@ -40,24 +49,21 @@ describe('the quiet rule in a window', () => {
   });
 
   it('a small write after a quiet spell is judged in the turn that read it; a large one 2 ms later, with the rest of its draw', async () => {
-    rig = await startRig((t) => void t.addPane({ ...CMD, screen: ['myrepl> '] }));
-    await rig.wait(DEFAULT_IDLE_AFTER_MS + 300);
-    const a = rig.sup.agents.get('%1')!;
-    expect(a.state).toBe('idle');
-    rig.channel().output('%1', 'x');
-    rig.time.advance(0);
+    const { r, a } = await idleAt('myrepl> ');
+    r.channel().output('%1', 'x');
+    r.time.advance(0);
     expect(a.state).toBe('working');
     // and its light goes out at the end of that turn too (the flush waits for no timer of its own)
-    rig.time.advance(0);
+    r.time.advance(0);
     await settle();
-    expect(rig.tmux.pane('%1').options.get('@nerdr_state')).toBe('working');
-    await rig.wait(DEFAULT_IDLE_AFTER_MS + 300);
+    expect(r.tmux.pane('%1').options.get('@nerdr_state')).toBe('working');
+    await r.wait(DEFAULT_IDLE_AFTER_MS + 300);
     expect(a.state).toBe('done');
-    rig.channel().output('%1', 'y'.repeat(SAME_TURN_EVAL_MAX + 1));
+    r.channel().output('%1', 'y'.repeat(SAME_TURN_EVAL_MAX + 1));
     await settle(); // the mirror parses it
-    rig.time.advance(1);
+    r.time.advance(1);
     expect(a.state).toBe('done');
-    rig.time.advance(1);
+    r.time.advance(1);
     expect(a.state).toBe('working');
   });
 
@@ -114,20 +120,17 @@ describe('the quiet rule in a window', () => {
   });
 
   it('silent after it waited at a prompt before (working without output): a queued message waits for the next prompt', async () => {
-    rig = await startRig((t) => void t.addPane({ ...CMD, screen: ['>>> '] }));
-    await rig.wait(DEFAULT_IDLE_AFTER_MS + 300);
-    const a = rig.sup.agents.get('%1')!;
-    expect(a.state).toBe('idle');
-    rig.channel().output('%1', 'time.sleep(10)\r\n');
-    await rig.wait(100);
-    rig.sup.messages.enqueue(a, 'print(1)');
-    await rig.wait(DEFAULT_IDLE_AFTER_MS + 1000);
+    const { r, a } = await idleAt('>>> ');
+    r.channel().output('%1', 'time.sleep(10)\r\n');
+    await r.wait(100);
+    r.sup.messages.enqueue(a, 'print(1)');
+    await r.wait(DEFAULT_IDLE_AFTER_MS + 1000);
     expect(a.arbiter.view().quiet?.verdict).toBe('silent');
     expect(a.unknowable).toBeNull();
-    expect(rig.sup.messages.queue(a).messages.map((m) => m.text)).toEqual(['print(1)']);
-    rig.channel().output('%1', '>>> ');
-    await rig.wait(DEFAULT_IDLE_AFTER_MS + 100);
-    expect(rig.tmux.sent('set-buffer').map((w) => w.at(-1))).toEqual(['print(1)']);
+    expect(r.sup.messages.queue(a).messages.map((m) => m.text)).toEqual(['print(1)']);
+    r.channel().output('%1', '>>> ');
+    await r.wait(DEFAULT_IDLE_AFTER_MS + 100);
+    expect(r.tmux.sent('set-buffer').map((w) => w.at(-1))).toEqual(['print(1)']);
   });
 
   it('--idle-after 0: the rule is off, nerdr cannot tell', async () => {
