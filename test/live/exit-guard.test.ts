@@ -5,7 +5,8 @@
 // owed its output. nerdr runs the program under its exit guard (create.ts, docs/tmux.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidAlive, startLiveEnv, tmuxAtLeast, tmuxAvailable, tmuxVersion, waitFor, type LiveEnv } from './helpers/env.js';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 
 /** tmux 3.3a may never give a guarded pane its exit status (see `status` below). */
 const STATUS_MAY_BE_LOST = tmuxAtLeast(3, 3) && !tmuxAtLeast(3, 4);
@@ -103,7 +104,13 @@ describe.skipIf(!tmuxAvailable)('exit guard', () => {
     const st = await status(win);
     if (st !== 'lost') expect(st).toBe('5');
     expect(pidAlive(env.serverPid)).toBe(true);
-    await waitFor(async () => (await env.lsJson()).find((x) => x.name === 'waits' && x.state === 'exited' && x.exitStatus === '5'), { what: 'the supervisor to see the exit, with its status' });
+    await waitFor(async () => (await env.lsJson()).find((x) => x.name === 'waits' && x.state === 'exited' && x.exitStatus === '5'), { what: 'the supervisor to see the exit, with its status' }).catch(async (err: Error) => {
+      // seen failing twice in ~30 runs (once in CI): what the supervisor thought, and its log's end
+      const row = (await env.lsJson()).find((x) => x.name === 'waits');
+      const logs = readdirSync(env.stateDir).filter((f) => f.endsWith('.log'));
+      const tails = logs.map((f) => `${f}:\n${readFileSync(path.join(env.stateDir, f), 'utf8').split('\n').slice(-40).join('\n')}`);
+      throw new Error(`${err.message}\nls: ${JSON.stringify(row)}\n${tails.join('\n')}`);
+    });
     await env.tmuxOk('kill-window', '-t', win);
   });
 });
