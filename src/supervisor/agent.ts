@@ -38,6 +38,9 @@ export const EVAL_COALESCE_MS = 50;
  */
 export const SAME_TURN_EVAL_MAX = 2048;
 
+/** Most output kept while a snapshot's continue is on its way (snapshot()); past it the screen is taken again. */
+export const SEED_TAIL_MAX = 4 * FLOOD_BYTES;
+
 /** What a window needs from the supervisor around it. */
 export interface WindowHost {
   readonly clock: Clock;
@@ -109,6 +112,18 @@ export class WatchedAgent {
   private _note: string | null;
   private _mirror: Mirror | null = null;
   private _seeding = false;
+  /**
+   * The pane is paused for our client and none of its older output is still on its way to us:
+   * tmux answered a pause of ours or said `%pause`, and no continue went out since.
+   */
+  private pausedForUs = false;
+  /** Output that came while a snapshot's continue was on its way: newer than its capture. null: not then. */
+  private seedTail: Buffer[] | null = null;
+  private seedTailBytes = 0;
+  /** A snapshot was asked for while one was being taken: another follows it. */
+  private snapshotAgain = false;
+  /** Which snapshot a reply belongs to: a lost channel's replies are not this one's. */
+  private seedToken = 0;
   private _dead: boolean;
   private _deadStatus: string;
   private _inMode = false;
@@ -312,13 +327,52 @@ export class WatchedAgent {
   // ---- the mirror ----------------------------------------------------------------------------
 
   /**
-   * Snapshot-then-stream: output queued before the reply is in the capture, output after it is
-   * new. The line first continues the pane, should tmux have paused it for us (even before we
-   * knew the pane), so no mirror is seeded from a pane whose output then stays withheld.
+   * Snapshot-then-stream, in two steps, so that every byte the pane writes is either in the
+   * capture or written to the mirror after it, once:
+   *
+   * 1. Pause the pane for our client (unless it is paused already, pausedForUs). Once tmux
+   *    answers, none of its older output is still on its way: what tmux had queued of it is
+   *    dropped, and what it had written already came before the answer.
+   * 2. One line continues it and captures its screen. Any of its output that comes before that
+   *    line's answer is newer than the capture: it is kept (seedTail) and written after the seed.
+   *
+   * Why not drop what comes before the answer, as "output queued before the reply": tmux writes
+   * a pane's queued output without waiting for the lines queued ahead of it (control.c,
+   * control_write_pending, 3.2a to 3.7c), so while we are behind, output read after the capture
+   * can reach us before the capture's answer (seen in test/live/stall.test.ts: the dialog a
+   * pane drew right after the capture was lost, and its mirror stayed on the flood).
+   *
+   * One snapshot at a time: one asked for meanwhile is taken after it.
    */
   snapshot(): void {
     if (this.disposed) return;
+    if (this._seeding) {
+      this.snapshotAgain = true;
+      return;
+    }
     this._seeding = true;
+    const token = ++this.seedToken;
+    if (this.pausedForUs) {
+      this.takeSnapshot(token);
+      return;
+    }
+    this.host.send([command('refresh-client', '-A', `${this.paneId}:pause`)], ([r]) => {
+      if (this.disposed || token !== this.seedToken) return;
+      if (!r?.ok) {
+        this._seeding = false;
+        this.host.rescan();
+        return;
+      }
+      this.pausedForUs = true;
+      this.takeSnapshot(token);
+    });
+  }
+
+  /** Step 2 of snapshot(): the pane is paused for us; continue it and take its screen. */
+  private takeSnapshot(token: number): void {
+    this.pausedForUs = false;
+    this.seedTail = [];
+    this.seedTailBytes = 0;
     // paused for a flood: the line's continue ends that, and it asks whether the program exited meanwhile
     const wasPaused = this.floodPaused;
     const commands = resumeAndSnapshotCommands(this.paneId);
@@ -329,24 +383,56 @@ export class WatchedAgent {
       commands.splice(1, 0, command('display', '-p', '-t', this.paneId, `#{${EXIT_STATUS_OPTION}}`));
     }
     this.host.send(commands, (replies) => {
+      if (this.disposed || token !== this.seedToken) return;
       const r = replies.slice(wasPaused ? 2 : 1);
-      if (this.disposed) return;
+      const tail = this.seedTailBytes > SEED_TAIL_MAX ? null : this.seedTail;
+      this.seedTail = null;
+      this.seedTailBytes = 0;
       if (wasPaused) this.floodResumed(replies[1]);
       this._seeding = false;
       if (r.length < 4 || r.some((x) => !x.ok)) {
+        this.snapshotAgain = false;
         this.host.rescan();
         return;
       }
       const seed = buildSeed(r.map((x) => x.lines));
       if (!this._mirror) this._mirror = new Mirror(seed.cols, seed.rows);
       this._mirror.seed(seed);
+      // more than a flood's worth came meanwhile: not kept, so the screen is taken again
+      if (this.snapshotAgain || !tail) {
+        this.snapshotAgain = false;
+        this.snapshot();
+        return;
+      }
       this.scheduleEval();
+      for (const chunk of tail) this.output(chunk);
     });
+  }
+
+  /**
+   * tmux said `%pause` for this pane. True when tmux paused it on its own (pause-after: we fell
+   * behind), and a snapshot now continues it; false when it is ours (a flood's, a snapshot's
+   * first step) or a continue of ours is on its way (tmux keeps the order of its lines, so this
+   * `%pause` is older than the continue, which ends it).
+   */
+  paused(): boolean {
+    if (this.disposed) return false;
+    if (this._seeding) return false;
+    // no output of the pane is on its way after a %pause, whoever took it
+    this.pausedForUs = true;
+    if (this.floodPaused) return false;
+    this.snapshot();
+    return true;
   }
 
   /** The channel ended: no snapshot is on its way any more (the next one seeds again). */
   channelLost(): void {
     this._seeding = false;
+    this.seedToken++;
+    this.seedTail = null;
+    this.seedTailBytes = 0;
+    this.snapshotAgain = false;
+    this.pausedForUs = false;
     // a new control client takes every pane's output: nothing is paused for it
     this.floodPaused = false;
     this.endFlood(false);
@@ -354,8 +440,14 @@ export class WatchedAgent {
 
   /** %output for this pane. */
   output(data: Buffer): void {
+    if (this.disposed) return;
+    if (this._seeding) {
+      // newer than the capture on its way (snapshot(), step 2); before that step, older than it
+      if (this.seedTail && (this.seedTailBytes += data.length) <= SEED_TAIL_MAX) this.seedTail.push(data);
+      return;
+    }
     // paused: anything tmux had written before it took the pause is dropped too
-    if (this.disposed || this._seeding || !this._mirror || this.floodPaused) return;
+    if (!this._mirror || this.floodPaused) return;
     const now = this.host.clock.now();
     this._lastOutputAt = now;
     if (this.floodGate.feed(data.length, now, this._floodSince !== null)) this.pauseOutput(now);
@@ -392,7 +484,11 @@ export class WatchedAgent {
       this._floodSince = now;
       this.host.log('info', `${this._name} (${this.paneId}): its output floods (over ${FLOOD_BYTES >> 10} KiB in ${FLOOD_WINDOW_MS} ms): not parsed, its screen taken from tmux every ${FLOOD_PAUSE_MS} ms until it calms`);
     }
-    this.host.send([command('refresh-client', '-A', `${this.paneId}:pause`)], () => undefined);
+    const token = this.seedToken;
+    this.host.send([command('refresh-client', '-A', `${this.paneId}:pause`)], ([r]) => {
+      // tmux's answer: none of the pane's older output is still on its way
+      if (r?.ok && token === this.seedToken && this.floodPaused && !this._seeding) this.pausedForUs = true;
+    });
     this.floodTimer?.cancel();
     this.floodTimer = this.host.clock.after(FLOOD_PAUSE_MS, () => {
       this.floodTimer = null;

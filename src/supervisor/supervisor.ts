@@ -401,13 +401,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private onNotification(name: string, args: string): void {
     switch (name) {
       case 'pause': {
-        // tmux dropped this pane's output for us (we fell behind by pause-after): continue it
-        // and take the screen again; a pane we do not know yet is continued by its first seed
+        // tmux dropped this pane's output for us (we fell behind by pause-after): the window
+        // continues it and takes the screen again, unless the pause is its own (a flood's, a
+        // snapshot's first step); a pane we do not know yet is continued by its first seed
         const a = this.agents.get(args.trim());
-        // a flood's pause is the window's own: it continues the pane when it takes the screen
-        if (!a || a.outputPaused) break;
-        this.log('info', `${a.name} (${a.paneId}): tmux paused its output (the supervisor fell behind); continued and re-seeded`);
-        a.snapshot();
+        if (a?.paused()) this.log('info', `${a.name} (${a.paneId}): tmux paused its output (the supervisor fell behind); continued and re-seeded`);
         break;
       }
       case 'layout-change': {

@@ -328,6 +328,9 @@ function rowOf(p: FakePane, session: string, index: number): string {
 
 export class FakeChannel extends EventEmitter<ControlChannelEvents> implements ControlChannel {
   closed = false;
+  /** While true, answers wait for release(): tmux ran the commands, but their answers are still on their way. */
+  hold = false;
+  private held: (() => void)[] = [];
 
   constructor(private readonly tmux: FakeTmux) {
     super();
@@ -340,7 +343,13 @@ export class FakeChannel extends EventEmitter<ControlChannelEvents> implements C
       const r = replies.some((x) => !x.ok) ? { ok: false, skipped: true, lines: [] } : this.tmux.answer(c);
       replies.push(r);
     }
-    queueMicrotask(() => done(replies));
+    if (this.hold) this.held.push(() => done(replies));
+    else queueMicrotask(() => done(replies));
+  }
+
+  /** Delivers the answers held so far, in order (those of commands sent meanwhile wait for the next release while hold lasts). */
+  release(): void {
+    for (const deliver of this.held.splice(0)) deliver();
   }
 
   /** A pane writes bytes. */
