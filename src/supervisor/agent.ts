@@ -122,6 +122,8 @@ export class WatchedAgent {
   private seedTailBytes = 0;
   /** A snapshot was asked for while one was being taken: another follows it. */
   private snapshotAgain = false;
+  /** The next snapshot pauses the pane first (snapshot(), step 1): the last one could not tell old output from new. */
+  private pauseFirst = false;
   /** Which snapshot a reply belongs to: a lost channel's replies are not this one's. */
   private seedToken = 0;
   private _dead: boolean;
@@ -151,8 +153,8 @@ export class WatchedAgent {
   private floodCalmTimer: Timer | null = null;
   private _floodSince: number | null = null;
   private floodCycles = 0;
-  /** The exit guard was released without its marker (a flood hid it): skip the marker's signal. */
-  private floodReleased = false;
+  /** The exit guard was released without its marker (a pause hid it): skip the marker's signal. */
+  private releasedWithoutMarker = false;
   private exitMarkerTimer: Timer | null = null;
 
   constructor(
@@ -327,20 +329,22 @@ export class WatchedAgent {
   // ---- the mirror ----------------------------------------------------------------------------
 
   /**
-   * Snapshot-then-stream, in two steps, so that every byte the pane writes is either in the
-   * capture or written to the mirror after it, once:
+   * Snapshot-then-stream: every byte the pane writes ends up either in the capture or written to
+   * the mirror after it, once. One line continues the pane and captures it; the question is
+   * what to do with the pane's output that comes before that line's answer.
    *
-   * 1. Pause the pane for our client (unless it is paused already, pausedForUs). Once tmux
-   *    answers, none of its older output is still on its way: what tmux had queued of it is
-   *    dropped, and what it had written already came before the answer.
-   * 2. One line continues it and captures its screen. Any of its output that comes before that
-   *    line's answer is newer than the capture: it is kept (seedTail) and written after the seed.
+   * tmux writes a pane's queued output without waiting for the lines queued ahead of it
+   * (control.c, control_write_pending, 3.2a to 3.7c), so while we are behind, output read after
+   * the capture can reach us before the capture's answer, mixed with output from before it (a
+   * dialog drawn right after a re-seed was lost that way: test/live/stall.test.ts in CI). So:
    *
-   * Why not drop what comes before the answer, as "output queued before the reply": tmux writes
-   * a pane's queued output without waiting for the lines queued ahead of it (control.c,
-   * control_write_pending, 3.2a to 3.7c), so while we are behind, output read after the capture
-   * can reach us before the capture's answer (seen in test/live/stall.test.ts: the dialog a
-   * pane drew right after the capture was lost, and its mirror stayed on the flood).
+   * - A pane paused for us (pausedForUs: tmux said `%pause`, or answered a pause of ours, and
+   *   no continue went out since) has none of its older output on its way: whatever comes before
+   *   the answer is newer than the capture. It is kept (seedTail) and written after the seed.
+   * - Any other pane is captured at once (no round trip more, nothing paused: the usual case,
+   *   output arrives after the answer). Output that came before the answer may be older or newer
+   *   than the capture: when there was some, the screen is taken again, this time pausing the
+   *   pane first (step 1) and continuing it with the capture once tmux answers (step 2).
    *
    * One snapshot at a time: one asked for meanwhile is taken after it.
    */
@@ -352,10 +356,12 @@ export class WatchedAgent {
     }
     this._seeding = true;
     const token = ++this.seedToken;
-    if (this.pausedForUs) {
+    if (this.pausedForUs || !(this.pauseFirst || this.floodPaused)) {
       this.takeSnapshot(token);
       return;
     }
+    // step 1: once tmux answers, none of the pane's older output is on its way to us (what it had
+    // queued of it is dropped, what it had written came before the answer)
     this.host.send([command('refresh-client', '-A', `${this.paneId}:pause`)], ([r]) => {
       if (this.disposed || token !== this.seedToken) return;
       if (!r?.ok) {
@@ -368,27 +374,33 @@ export class WatchedAgent {
     });
   }
 
-  /** Step 2 of snapshot(): the pane is paused for us; continue it and take its screen. */
+  /** The line that continues the pane and captures it (snapshot()). */
   private takeSnapshot(token: number): void {
+    // paused for us: all that comes before the answer is newer than the capture
+    const afterPause = this.pausedForUs;
     this.pausedForUs = false;
+    this.pauseFirst = false;
     this.seedTail = [];
     this.seedTailBytes = 0;
-    // paused for a flood: the line's continue ends that, and it asks whether the program exited meanwhile
-    const wasPaused = this.floodPaused;
-    const commands = resumeAndSnapshotCommands(this.paneId);
-    if (wasPaused) {
+    // paused for a flood: the line's continue ends that
+    const wasFlood = this.floodPaused;
+    if (wasFlood) {
       this.floodPaused = false;
       this.floodTimer?.cancel();
       this.floodTimer = null;
-      commands.splice(1, 0, command('display', '-p', '-t', this.paneId, `#{${EXIT_STATUS_OPTION}}`));
     }
+    // paused: the line also asks whether the program exited meanwhile (exitWhilePaused)
+    const paused = afterPause || wasFlood;
+    const commands = resumeAndSnapshotCommands(this.paneId);
+    if (paused) commands.splice(1, 0, command('display', '-p', '-t', this.paneId, `#{${EXIT_STATUS_OPTION}}`));
     this.host.send(commands, (replies) => {
       if (this.disposed || token !== this.seedToken) return;
-      const r = replies.slice(wasPaused ? 2 : 1);
+      const r = replies.slice(paused ? 2 : 1);
       const tail = this.seedTailBytes > SEED_TAIL_MAX ? null : this.seedTail;
       this.seedTail = null;
       this.seedTailBytes = 0;
-      if (wasPaused) this.floodResumed(replies[1]);
+      if (wasFlood) this.floodResumed();
+      if (paused) this.exitWhilePaused(replies[1]);
       this._seeding = false;
       if (r.length < 4 || r.some((x) => !x.ok)) {
         this.snapshotAgain = false;
@@ -398,9 +410,11 @@ export class WatchedAgent {
       const seed = buildSeed(r.map((x) => x.lines));
       if (!this._mirror) this._mirror = new Mirror(seed.cols, seed.rows);
       this._mirror.seed(seed);
-      // more than a flood's worth came meanwhile: not kept, so the screen is taken again
-      if (this.snapshotAgain || !tail) {
+      // output of unknown age came (or more than we keep): taken again, the pane paused first
+      const unsure = !tail || (!afterPause && tail.length > 0);
+      if (this.snapshotAgain || unsure) {
         this.snapshotAgain = false;
+        this.pauseFirst = unsure;
         this.snapshot();
         return;
       }
@@ -432,6 +446,7 @@ export class WatchedAgent {
     this.seedTail = null;
     this.seedTailBytes = 0;
     this.snapshotAgain = false;
+    this.pauseFirst = false;
     this.pausedForUs = false;
     // a new control client takes every pane's output: nothing is paused for it
     this.floodPaused = false;
@@ -496,27 +511,32 @@ export class WatchedAgent {
     });
   }
 
-  /**
-   * The output is on again, with the screen of that moment. `exit`: the pane's exit status, set
-   * by the exit guard once the program ended. If it ended while the output was paused, tmux may have
-   * read the guard's marker then, and it would never reach us: unless it comes within
-   * EXIT_MARKER_WAIT_MS, the guard is released without it (the screen is in this seed).
-   */
-  private floodResumed(exit: Reply | undefined): void {
+  /** A flood's pause ended (its screen taken): the gate starts again, and the flood ends after FLOOD_CALM_MS without another. */
+  private floodResumed(): void {
     this.floodGate.reset();
     this.floodCalmTimer?.cancel();
     this.floodCalmTimer = this.host.clock.after(FLOOD_CALM_MS, () => {
       this.floodCalmTimer = null;
       this.endFlood(true);
     });
+  }
+
+  /**
+   * The pane was continued after a pause (a flood's, a snapshot's first step, tmux's), with the
+   * screen of that moment. `exit`: the pane's exit status, set by the exit guard once the program
+   * ended. If it ended while the output was paused, tmux may have read the guard's marker then,
+   * and it would never reach us: unless it comes within EXIT_MARKER_WAIT_MS, the guard is
+   * released without it (the screen is in this seed).
+   */
+  private exitWhilePaused(exit: Reply | undefined): void {
     // a number, as the guard writes it: anything else is not an exit
     const status = exit?.ok ? (exit.lines[0]?.toString() ?? '').trim() : '';
     if (!/^\d+$/.test(status) || this._dead || this.exitMarkerTimer) return;
     this.exitMarkerTimer = this.host.clock.after(EXIT_MARKER_WAIT_MS, () => {
       this.exitMarkerTimer = null;
       if (this._dead || this.disposed) return;
-      this.floodReleased = true;
-      this.host.log('info', `${this._name} (${this.paneId}): its program exited during a flood; the exit guard is released without its marker`);
+      this.releasedWithoutMarker = true;
+      this.host.log('info', `${this._name} (${this.paneId}): its program exited while its output was paused for us; the exit guard is released without its marker`);
       this.host.releaseExitGuard(this);
     });
   }
@@ -541,8 +561,8 @@ export class WatchedAgent {
   exitMarker(): boolean {
     this.exitMarkerTimer?.cancel();
     this.exitMarkerTimer = null;
-    if (!this.floodReleased) return true;
-    this.floodReleased = false;
+    if (!this.releasedWithoutMarker) return true;
+    this.releasedWithoutMarker = false;
     return false;
   }
 
@@ -592,7 +612,7 @@ export class WatchedAgent {
     this.exitMarkerTimer?.cancel();
     this.exitMarkerTimer = null;
     if (!dead) {
-      this.floodReleased = false;
+      this.releasedWithoutMarker = false;
       this._generation++;
       this._mirror?.clearOsc();
       this.snapshot();

@@ -38,17 +38,12 @@ const CMD = { agent: 'unknown', argv: ['/bin/sh', '-c', 'make'] };
 /** 64 KiB of lines. */
 const BLOCK = `${'x'.repeat(62)}\r\n`.repeat(1024);
 
-const allPauses = (r: Rig): string[][] => r.tmux.sent('refresh-client').filter((w) => w.includes('%1:pause'));
-/** The pauses of the first snapshot (its first step: src/supervisor/agent.ts, snapshot()). */
-let seedPauses = 0;
-/** The pauses since the first look: the flood's. */
-const pauses = (r: Rig): string[][] => allPauses(r).slice(seedPauses);
+const pauses = (r: Rig): string[][] => r.tmux.sent('refresh-client').filter((w) => w.includes('%1:pause'));
 
 /** A supervisor watching one `--cmd` window (`make`), its first look done. */
 async function watchMake(): Promise<Rig> {
   const r = await startRig((t) => void t.addPane({ ...CMD, screen: ['$ make'] }));
   await r.wait(300);
-  seedPauses = allPauses(r).length;
   return r;
 }
 

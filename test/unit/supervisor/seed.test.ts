@@ -2,9 +2,10 @@
 // held back, as a real one's are while the supervisor is behind. tmux writes a pane's queued
 // output without waiting for the lines queued ahead of it (control.c, control_write_pending), so
 // output read after the capture can come before the capture's answer: it must be kept, and what
-// came before the pause was answered must not be written twice.
+// came before the capture must not be written twice.
 import { afterEach, describe, expect, it } from 'vitest';
-import { SEED_TAIL_MAX } from '../../../src/supervisor/agent.js';
+import { EXIT_MARKER_WAIT_MS, SEED_TAIL_MAX } from '../../../src/supervisor/agent.js';
+import { EXIT_MARKER, exitChannel } from '../../../src/supervisor/create.js';
 import { startRig, settle, words, type Rig } from './harness.js';
 
 let rig: Rig | null = null;
@@ -42,9 +43,9 @@ async function screenOf(r: Rig): Promise<string> {
 }
 
 describe("a pane's screen, taken while tmux's answers are behind", () => {
-  it('the first seed paused the pane, then continued it and took its screen on one line', async () => {
+  it('a quiet pane is taken on one line, which continues it and captures it: nothing paused, no round trip more', async () => {
     rig = await watched();
-    expect(steps(rig, 0)).toEqual(['pause', 'continue', 'capture']);
+    expect(steps(rig, 0)).toEqual(['continue', 'capture']);
   });
 
   it('tmux paused it (we fell behind): output that comes before the capture is answered is newer than it, and is written after the seed', async () => {
@@ -65,22 +66,28 @@ describe("a pane's screen, taken while tmux's answers are behind", () => {
     expect(rig.logs.filter((l) => l.includes('tmux paused its output'))).toHaveLength(1);
   });
 
-  it('a pane not paused for us is paused first: output before that answer is older than the capture and is not written twice', async () => {
+  it('a pane not paused for us, with output before the answer (older or newer than the capture?): taken again, paused first, and nothing is written twice', async () => {
     rig = await watched();
     const a = rig.sup.agents.get('%1')!;
     const from = rig.tmux.lines.length;
     rig.channel().hold = true;
     rig.tmux.pane('%1').screen = ['$ make', 'OLD-LINE'];
     a.resized(100, 24);
-    expect(steps(rig, from)).toEqual(['pause']);
-    // written before tmux took the pause: in the capture to come
+    expect(steps(rig, from)).toEqual(['continue', 'capture']);
+    // before the answer, from a pane that was not paused: its age is unknown
     rig.channel().output('%1', '\r\nOLD-LINE');
+    rig.tmux.pane('%1').screen = ['$ make', 'OLD-LINE', 'OLD-2'];
     rig.channel().release();
-    expect(steps(rig, from)).toEqual(['pause', 'continue', 'capture']);
+    expect(steps(rig, from)).toEqual(['continue', 'capture', 'pause']);
+    // before the pause's answer: older than the capture to come, which has it
+    rig.channel().output('%1', '\r\nOLD-2');
+    rig.channel().release();
+    expect(steps(rig, from)).toEqual(['continue', 'capture', 'pause', 'continue', 'capture']);
+    // after the continue: newer than the capture
     rig.channel().output('%1', '\r\nNEW-LINE');
     rig.channel().hold = false;
     rig.channel().release();
-    expect(await screenOf(rig)).toBe('$ make\nOLD-LINE\nNEW-LINE');
+    expect(await screenOf(rig)).toBe('$ make\nOLD-LINE\nOLD-2\nNEW-LINE');
     // our own pause is no sign of falling behind
     expect(rig.logs.filter((l) => l.includes('tmux paused its output'))).toEqual([]);
   });
@@ -106,11 +113,11 @@ describe("a pane's screen, taken while tmux's answers are behind", () => {
     a.resized(100, 24);
     rig.tmux.pane('%1').height = 30;
     a.resized(100, 30);
-    expect(steps(rig, from)).toEqual(['pause']);
+    expect(steps(rig, from)).toEqual(['continue', 'capture']);
     rig.channel().hold = false;
     rig.channel().release();
     await settle();
-    expect(steps(rig, from)).toEqual(['pause', 'continue', 'capture', 'pause', 'continue', 'capture']);
+    expect(steps(rig, from)).toEqual(['continue', 'capture', 'continue', 'capture']);
     expect(a.seeding).toBe(false);
   });
 
@@ -127,5 +134,30 @@ describe("a pane's screen, taken while tmux's answers are behind", () => {
     await settle();
     expect(steps(rig, from)).toEqual(['continue', 'capture', 'pause', 'continue', 'capture']);
     expect(await screenOf(rig)).toBe('AFTER-ALL');
+  });
+
+  it('the program exited while the pane was paused (its status set) and the marker never comes: the guard is released EXIT_MARKER_WAIT_MS after the screen, once', async () => {
+    rig = await watched();
+    rig.tmux.pane('%1').options.set('@nerdr_exit_status', '3');
+    rig.channel().notify('pause', '%1');
+    await settle();
+    await rig.wait(EXIT_MARKER_WAIT_MS - 30);
+    expect(rig.tmux.sent('wait-for')).toEqual([]);
+    await rig.wait(40);
+    expect(rig.tmux.sent('wait-for')).toEqual([['wait-for', '-S', exitChannel('%1')]]);
+    expect(rig.logs.filter((l) => l.includes('released without its marker'))).toHaveLength(1);
+    // a late marker is not signalled again (tmux would keep it for the next program)
+    rig.channel().output('%1', EXIT_MARKER);
+    await settle();
+    expect(rig.tmux.sent('wait-for')).toHaveLength(1);
+  });
+
+  it('a pane that was not paused is not asked for its exit: its marker could not have been dropped', async () => {
+    rig = await watched();
+    rig.tmux.pane('%1').options.set('@nerdr_exit_status', '3');
+    rig.sup.agents.get('%1')!.resized(100, 24);
+    await settle();
+    await rig.wait(EXIT_MARKER_WAIT_MS + 100);
+    expect(rig.tmux.sent('wait-for')).toEqual([]);
   });
 });
