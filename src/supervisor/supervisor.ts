@@ -344,8 +344,33 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     });
   }
 
-  private async scan(): Promise<void> {
-    const text = await this.run(command('list-panes', '-a', '-F', LIST_PANES_FORMAT));
+  /**
+   * Lists every pane and takes the list in the reply's own callback, which the control client
+   * calls before it parses the next line: awaited, the list would be taken a microtask later,
+   * after the lines read with it in the same chunk, which are newer (a `%subscription-changed`
+   * saying the pane died would be undone by the older list: a window stuck "restarted" after the
+   * supervisor was stopped while its program exited, test/live/exit-guard.test.ts).
+   */
+  private scan(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const cmd = command('list-panes', '-a', '-F', LIST_PANES_FORMAT);
+      this.sendLine([cmd], ([r]) => {
+        if (!r?.ok) {
+          reject(refused(cmd, r));
+          return;
+        }
+        try {
+          this.found(replyText(r));
+          resolve();
+        } catch (err) {
+          reject(err as Error);
+        }
+      });
+    });
+  }
+
+  /** A scan's list: windows found, changed or gone. */
+  private found(text: string): void {
     const found = parsePaneList(text);
     const seen = new Set<string>();
     const links: string[] = [];
@@ -853,7 +878,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
 
   async run(cmd: string): Promise<string> {
     const [r] = await new Promise<Reply[]>((resolve) => this.sendLine([cmd], resolve));
-    if (!r?.ok) throw new TmuxCommandError(verb(cmd), r ? replyText(r) || 'the command was skipped (the control client is gone)' : 'no reply');
+    if (!r?.ok) throw refused(cmd, r);
     return replyText(r);
   }
 
@@ -938,6 +963,11 @@ function factsJson(a: WatchedAgent): string {
 /** The first word of a tmux command line: what an error names. */
 function verb(cmd: string): string {
   return cmd.trimStart().split(/\s/, 1)[0] || 'command';
+}
+
+/** The error for a command tmux refused, skipped or never answered. */
+function refused(cmd: string, r: Reply | undefined): TmuxCommandError {
+  return new TmuxCommandError(verb(cmd), r ? replyText(r) || 'the command was skipped (the control client is gone)' : 'no reply');
 }
 
 /** config.toml's `[agents] on_limit` and `limit_message`, read at each reset. */

@@ -105,7 +105,9 @@ describe.skipIf(!tmuxAvailable)('exit guard', () => {
     if (st !== 'lost') expect(st).toBe('5');
     expect(pidAlive(env.serverPid)).toBe(true);
     await waitFor(async () => (await env.lsJson()).find((x) => x.name === 'waits' && x.state === 'exited' && x.exitStatus === '5'), { what: 'the supervisor to see the exit, with its status' }).catch(async (err: Error) => {
-      // seen failing twice in ~30 runs (once in CI): what the supervisor thought, and its log's end
+      // seen failing twice in ~30 runs (once in CI) while a scan's older list of panes could undo
+      // the exit it read in the same chunk (src/supervisor/supervisor.ts, scan()): should it fail
+      // again, what the supervisor thought, and its log's end
       const row = (await env.lsJson()).find((x) => x.name === 'waits');
       const logs = readdirSync(env.stateDir).filter((f) => f.endsWith('.log'));
       const tails = logs.map((f) => `${f}:\n${readFileSync(path.join(env.stateDir, f), 'utf8').split('\n').slice(-40).join('\n')}`);
