@@ -689,11 +689,26 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   async respawn(a: WatchedAgent, spec: RespawnSpec): Promise<void> {
     const secret = newSecret();
     const env = { ...callerEnvironment(spec.callerEnv), ...agentEnv(a.agent, secret, this.socketPath), ...spec.env };
-    await this.runAll(respawnCommands(a.paneId, a.windowId, a.cwd, spec.argv, env, hashSecret(secret), this.tmux.exitGuard ? this.tmuxBin : null));
-    // marked alive here, so the dead → alive change tmux shows later is no second start; the
-    // new process's pid is what the prober, the spool's start check and the status file look at
-    const pid = Number((await this.run(command('display', '-p', '-t', a.paneId, '#{pane_pid}')).catch(() => '')).trim()) || 0;
-    a.respawned(hashSecret(secret), pid);
+    const cmds = [
+      ...respawnCommands(a.paneId, a.windowId, a.cwd, spec.argv, env, hashSecret(secret), this.tmux.exitGuard ? this.tmuxBin : null),
+      command('display', '-p', '-t', a.paneId, '#{pane_pid}'),
+    ];
+    // Marked alive in the reply's callback, before the next line is parsed (see scan()): a
+    // program that dies at once says so in a later line, which must not be undone. Alive here,
+    // so the dead → alive change tmux shows later is no second start; the new process's pid is
+    // what the prober, the spool's start check and the status file look at.
+    await new Promise<void>((resolve, reject) =>
+      this.sendLine(cmds, (replies) => {
+        const i = replies.findIndex((r, k) => k < cmds.length - 1 && !r.ok && !r.skipped);
+        if (i >= 0) {
+          reject(refused(cmds[i]!, replies[i]));
+          return;
+        }
+        const shown = replies[cmds.length - 1];
+        a.respawned(hashSecret(secret), (shown?.ok && Number(replyText(shown).trim())) || 0);
+        resolve();
+      }),
+    );
     if (spec.conversationId) this.setConversation(a, spec.conversationId, 'launch');
     if (spec.note) this.setNote(a, spec.note);
   }

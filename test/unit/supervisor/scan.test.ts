@@ -39,3 +39,26 @@ describe("a scan's answer and the lines after it", () => {
     expect(rig.logs.filter((l) => l.includes('restarted'))).toEqual([]);
   });
 });
+
+describe("a respawn's answer and the lines after it", () => {
+  it('a new program that dies at once, said by a line read right after the respawn was answered: the window is dead, not restarted', async () => {
+    rig = await watched();
+    const a = rig.sup.agents.get('%1')!;
+    // the old program exited
+    rig.tmux.pane('%1').dead = true;
+    rig.channel().notify('subscription-changed', 'nerdr-p $1 @1 1 %1 : 1|0|0|0|');
+    await settle();
+    expect(a.dead).toBe(true);
+    rig.channel().hold = true;
+    const respawned = rig.sup.respawn(a, { argv: ['make'], callerEnv: {}, env: {} });
+    await settle();
+    // the new one fails at once: tmux's next line, after the respawn's answer, in the same read
+    rig.channel().hold = false;
+    rig.channel().release();
+    rig.channel().notify('subscription-changed', 'nerdr-p $1 @1 1 %1 : 1|2|0|2|');
+    await respawned;
+    await settle();
+    expect(a.dead).toBe(true);
+    expect(a.deadStatus).toBe('2');
+  });
+});
