@@ -360,7 +360,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
           return;
         }
         try {
-          this.found(replyText(r));
+          this.applyScan(replyText(r));
           resolve();
         } catch (err) {
           reject(err as Error);
@@ -370,7 +370,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /** A scan's list: windows found, changed or gone. */
-  private found(text: string): void {
+  private applyScan(text: string): void {
     const found = parsePaneList(text);
     const seen = new Set<string>();
     const links: string[] = [];
