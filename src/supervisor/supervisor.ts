@@ -345,27 +345,16 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   }
 
   /**
-   * Lists every pane and takes the list in the reply's own callback, which the control client
-   * calls before it parses the next line: awaited, the list would be taken a microtask later,
-   * after the lines read with it in the same chunk, which are newer (a `%subscription-changed`
-   * saying the pane died would be undone by the older list: a window stuck "restarted" after the
-   * supervisor was stopped while its program exited, test/live/exit-guard.test.ts).
+   * Lists every pane and takes the list in order with the lines after it (inOrder): an older
+   * list must not undo a `%subscription-changed` that said a pane died (a window stuck
+   * "restarted" after the supervisor was stopped while its program exited,
+   * test/live/exit-guard.test.ts).
    */
   private scan(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const cmd = command('list-panes', '-a', '-F', LIST_PANES_FORMAT);
-      this.sendLine([cmd], ([r]) => {
-        if (!r?.ok) {
-          reject(refused(cmd, r));
-          return;
-        }
-        try {
-          this.applyScan(replyText(r));
-          resolve();
-        } catch (err) {
-          reject(err as Error);
-        }
-      });
+    const cmd = command('list-panes', '-a', '-F', LIST_PANES_FORMAT);
+    return this.inOrder([cmd], ([r]) => {
+      if (!r?.ok) throw refused(cmd, r);
+      this.applyScan(replyText(r));
     });
   }
 
@@ -693,22 +682,15 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       ...respawnCommands(a.paneId, a.windowId, a.cwd, spec.argv, env, hashSecret(secret), this.tmux.exitGuard ? this.tmuxBin : null),
       command('display', '-p', '-t', a.paneId, '#{pane_pid}'),
     ];
-    // Marked alive in the reply's callback, before the next line is parsed (see scan()): a
-    // program that dies at once says so in a later line, which must not be undone. Alive here,
-    // so the dead → alive change tmux shows later is no second start; the new process's pid is
-    // what the prober, the spool's start check and the status file look at.
-    await new Promise<void>((resolve, reject) =>
-      this.sendLine(cmds, (replies) => {
-        const i = replies.findIndex((r, k) => k < cmds.length - 1 && !r.ok && !r.skipped);
-        if (i >= 0) {
-          reject(refused(cmds[i]!, replies[i]));
-          return;
-        }
-        const shown = replies[cmds.length - 1];
-        a.respawned(hashSecret(secret), (shown?.ok && Number(replyText(shown).trim())) || 0);
-        resolve();
-      }),
-    );
+    // Marked alive in the reply's callback (inOrder): a program that dies at once says so in a
+    // later line, which must not be undone. Alive here, so the dead → alive change tmux shows
+    // later is no second start; the new process's pid is what the prober, the spool's start
+    // check and the status file look at.
+    await this.inOrder(cmds, (replies) => {
+      throwIfRefused(cmds.slice(0, -1), replies);
+      const shown = replies[cmds.length - 1];
+      a.respawned(hashSecret(secret), (shown?.ok && Number(replyText(shown).trim())) || 0);
+    });
     if (spec.conversationId) this.setConversation(a, spec.conversationId, 'launch');
     if (spec.note) this.setNote(a, spec.note);
   }
@@ -897,11 +879,30 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     return replyText(r);
   }
 
-  async runAll(cmds: string[]): Promise<Reply[]> {
-    const replies = await new Promise<Reply[]>((resolve) => this.sendLine(cmds, resolve));
-    const i = replies.findIndex((r) => !r.ok && !r.skipped);
-    if (i >= 0) throw new TmuxCommandError(verb(cmds[i] ?? ''), replyText(replies[i]!));
-    return replies;
+  runAll(cmds: string[]): Promise<Reply[]> {
+    return this.inOrder(cmds, (replies) => {
+      throwIfRefused(cmds, replies);
+      return replies;
+    });
+  }
+
+  /**
+   * Sends one line; `take` gets its replies in the reply's own callback, which the control
+   * client calls before it parses the next line, and what it throws rejects. Whatever a reply
+   * changes is taken there, never after an `await`: a microtask later, the lines read with it in
+   * the same chunk (newer) would already have been taken, and the older reply would undo them (a
+   * scan's list once brought back a pane whose death the next line had reported).
+   */
+  private inOrder<T>(cmds: string[], take: (replies: Reply[]) => T): Promise<T> {
+    return new Promise((resolve, reject) =>
+      this.sendLine(cmds, (replies) => {
+        try {
+          resolve(take(replies));
+        } catch (err) {
+          reject(err as Error);
+        }
+      }),
+    );
   }
 
   private async onClientExit(channel: ControlChannel, reason: string): Promise<void> {
@@ -978,6 +979,12 @@ function factsJson(a: WatchedAgent): string {
 /** The first word of a tmux command line: what an error names. */
 function verb(cmd: string): string {
   return cmd.trimStart().split(/\s/, 1)[0] || 'command';
+}
+
+/** Throws for the first of `cmds` tmux refused (not one skipped after it). */
+function throwIfRefused(cmds: string[], replies: Reply[]): void {
+  const i = cmds.findIndex((_, k) => replies[k] && !replies[k].ok && !replies[k].skipped);
+  if (i >= 0) throw new TmuxCommandError(verb(cmds[i]!), replyText(replies[i]!));
 }
 
 /** The error for a command tmux refused, skipped or never answered. */
