@@ -117,7 +117,7 @@ export class WatchedAgent {
    * tmux answered a pause of ours or said `%pause`, and no continue went out since.
    */
   private pausedForUs = false;
-  /** Output that came while a snapshot's continue was on its way: newer than its capture. null: not then. */
+  /** Output that came while a snapshot's continue was on its way (snapshot()). null: not then, or more than SEED_TAIL_MAX came. */
   private seedTail: Buffer[] | null = null;
   private seedTailBytes = 0;
   /** A snapshot was asked for while one was being taken: another follows it. */
@@ -396,9 +396,8 @@ export class WatchedAgent {
     this.host.send(commands, (replies) => {
       if (this.disposed || token !== this.seedToken) return;
       const r = replies.slice(paused ? 2 : 1);
-      const tail = this.seedTailBytes > SEED_TAIL_MAX ? null : this.seedTail;
+      const tail = this.seedTail;
       this.seedTail = null;
-      this.seedTailBytes = 0;
       if (wasFlood) this.floodResumed();
       if (paused) this.exitWhilePaused(replies[1]);
       this._seeding = false;
@@ -444,7 +443,6 @@ export class WatchedAgent {
     this._seeding = false;
     this.seedToken++;
     this.seedTail = null;
-    this.seedTailBytes = 0;
     this.snapshotAgain = false;
     this.pauseFirst = false;
     this.pausedForUs = false;
@@ -457,8 +455,12 @@ export class WatchedAgent {
   output(data: Buffer): void {
     if (this.disposed) return;
     if (this._seeding) {
-      // newer than the capture on its way (snapshot(), step 2); before that step, older than it
-      if (this.seedTail && (this.seedTailBytes += data.length) <= SEED_TAIL_MAX) this.seedTail.push(data);
+      // newer than the capture on its way (snapshot()), or of unknown age; dropped before the
+      // continue (older than the capture) and past SEED_TAIL_MAX (the screen is taken again)
+      if (!this.seedTail) return;
+      this.seedTailBytes += data.length;
+      if (this.seedTailBytes > SEED_TAIL_MAX) this.seedTail = null;
+      else this.seedTail.push(data);
       return;
     }
     // paused: anything tmux had written before it took the pause is dropped too
