@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { EventEmitter } from 'node:events';
+import { expect } from 'vitest';
 import { FakeClock } from '../state/helpers.js';
 import type { Clock, Timer } from '../../../src/supervisor/clock.js';
 import type { ControlChannel, ControlChannelEvents, ControlServer } from '../../../src/supervisor/channel.js';
@@ -14,6 +15,8 @@ import { paneListRow } from '../../../src/supervisor/discover.js';
 import { SNAPSHOT_DISPLAY_FORMAT } from '../../../src/mirror/seed.js';
 import { ManifestRegistry } from '../../../src/detect/index.js';
 import { Supervisor, type SupervisorOptions } from '../../../src/supervisor/supervisor.js';
+import { EXIT_MARKER_WAIT_MS } from '../../../src/supervisor/agent.js';
+import { EXIT_MARKER, exitChannel } from '../../../src/supervisor/create.js';
 import type { Identification } from '../../../src/detect/identify.js';
 
 /** The arbiter tests' clock, with timers: `advance` fires every timer due on the way, in order. */
@@ -374,6 +377,23 @@ export class FakeChannel extends EventEmitter<ControlChannelEvents> implements C
 /** Lets replies (microtasks) and the mirror's parser (xterm writes on real timers) run. */
 export async function settle(rounds = 3): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setTimeout(r, 0));
+}
+
+/**
+ * Pane %1's program exited while its output was paused for us (its status set), the screen was
+ * just taken, and the guard's marker never comes: the guard is released EXIT_MARKER_WAIT_MS
+ * later, once, and a marker that comes late is not signalled again (tmux would keep it for the
+ * next program).
+ */
+export async function expectGuardReleasedOnce(rig: Rig): Promise<void> {
+  await rig.wait(EXIT_MARKER_WAIT_MS - 30);
+  expect(rig.tmux.sent('wait-for')).toEqual([]);
+  await rig.wait(40);
+  expect(rig.tmux.sent('wait-for')).toEqual([['wait-for', '-S', exitChannel('%1')]]);
+  expect(rig.logs.filter((l) => l.includes('released without its marker'))).toHaveLength(1);
+  rig.channel().output('%1', EXIT_MARKER);
+  await settle();
+  expect(rig.tmux.sent('wait-for')).toHaveLength(1);
 }
 
 export interface Rig {

@@ -5,8 +5,7 @@
 // came before the capture must not be written twice.
 import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT_MARKER_WAIT_MS, SEED_TAIL_MAX } from '../../../src/supervisor/agent.js';
-import { EXIT_MARKER, exitChannel } from '../../../src/supervisor/create.js';
-import { startRig, settle, words, type Rig } from './harness.js';
+import { expectGuardReleasedOnce, startRig, settle, words, type Rig } from './harness.js';
 
 let rig: Rig | null = null;
 afterEach(async () => {
@@ -141,15 +140,7 @@ describe("a pane's screen, taken while tmux's answers are behind", () => {
     rig.tmux.pane('%1').options.set('@nerdr_exit_status', '3');
     rig.channel().notify('pause', '%1');
     await settle();
-    await rig.wait(EXIT_MARKER_WAIT_MS - 30);
-    expect(rig.tmux.sent('wait-for')).toEqual([]);
-    await rig.wait(40);
-    expect(rig.tmux.sent('wait-for')).toEqual([['wait-for', '-S', exitChannel('%1')]]);
-    expect(rig.logs.filter((l) => l.includes('released without its marker'))).toHaveLength(1);
-    // a late marker is not signalled again (tmux would keep it for the next program)
-    rig.channel().output('%1', EXIT_MARKER);
-    await settle();
-    expect(rig.tmux.sent('wait-for')).toHaveLength(1);
+    await expectGuardReleasedOnce(rig);
   });
 
   it('a pane that was not paused is not asked for its exit: its marker could not have been dropped', async () => {
