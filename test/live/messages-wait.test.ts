@@ -78,7 +78,15 @@ describe.skipIf(!tmuxAvailable)('messages, live: nerdr wait, next and notificati
     it('with allow-passthrough on, the s.client\'s terminal receives OSC 9 and OSC 777', async () => {
       expect(bellWin).not.toBe('');
       if (tmuxAtLeast(3, 3)) expect((await s.env.tmuxOk('display', '-p', '-t', '=user:0', '#{allow-passthrough}')).trim()).toMatch(/^(1|on)$/);
-      await waitFor(() => readFileSync(s.clientLog, 'latin1').includes('\x1b]9;'), { timeoutMs: 8000, what: 'OSC 9 in the s.client terminal output' });
+      try {
+        await waitFor(() => readFileSync(s.clientLog, 'latin1').includes('\x1b]9;'), { timeoutMs: 8000, what: 'OSC 9 in the s.client terminal output' });
+      } catch (err) {
+        // which side lost it: the supervisor's "notified … by bell, osc×N" line says whether it
+        // wrote the sequence to a shown pane's tty (then tmux dropped it on its way to the client)
+        const said = s.env.supervisorLog().split('\n').filter((l) => /notified|bell/.test(l)).slice(-5);
+        const clients = await s.env.tmuxOk('list-clients', '-F', '#{client_control_mode} #{window_id} #{pane_tty} #{client_written} #{client_discarded}');
+        throw new Error(`${(err as Error).message}\nsupervisor: ${said.join(' | ') || '(no notification logged)'}\nclients: ${clients.trim()}`);
+      }
       const log = readFileSync(s.clientLog, 'utf8');
       expect(log).toMatch(/\x1b\]9;nerdr: bell: demo needs you/);
       expect(log).toContain('\x1b]777;notify;nerdr: bell;demo needs you');
