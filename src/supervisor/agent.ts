@@ -16,7 +16,7 @@ import { integrationFor } from '../integrations/index.js';
 import { limitDialogShown, limitOnScreen, readLimitText } from '../detect/limits.js';
 import type { FoundPane } from './discover.js';
 import { parseHibernation, type Hibernation } from './hibernate.js';
-import type { Clock, Timer } from './clock.js';
+import { afterOrCoarse, type Clock, type Timer } from './clock.js';
 import type { Logger } from './log.js';
 import { command } from '../tmux/quote.js';
 import { EXIT_STATUS_OPTION } from './discover.js';
@@ -638,7 +638,8 @@ export class WatchedAgent {
     this.probeTimer = null;
     this.probeAt = step.probeAt;
     if (step.probeAt === null || this._dead) return;
-    this.probeTimer = this.host.clock.after(Math.max(0, step.probeAt - this.host.clock.now()), () => {
+    // a periodic probe (seconds away) may wait for the grid's step; a probe due soon is exact
+    this.probeTimer = afterOrCoarse(this.host.clock, Math.max(0, step.probeAt - this.host.clock.now()), () => {
       this.probeTimer = null;
       this.probeAt = null;
       if (!this.prober.beginProbe()) return this.scheduleProbe(this.prober.step());
@@ -773,7 +774,9 @@ export class WatchedAgent {
     this.stateTimer?.cancel();
     this.stateTimer = null;
     if (update.deadline !== null) {
-      this.stateTimer = this.host.clock.after(Math.max(0, update.deadline - this.host.clock.now()) + 1, () => {
+      // a deadline seconds away (the quiet rule's idle, 3 s after a line) may be a grid step
+      // late: a hundred windows' ticks then share wake-ups, and the lights they change go with them
+      this.stateTimer = afterOrCoarse(this.host.clock, Math.max(0, update.deadline - this.host.clock.now()) + 1, () => {
         this.stateTimer = null;
         this.apply(this._arbiter.tick());
       });

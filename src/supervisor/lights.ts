@@ -260,10 +260,15 @@ export class LightsWriter {
   private schedule(): void {
     if (this.timer || this.inFlight) return;
     const wait = Math.max(this.debounceMs, this.lastFlush + this.minIntervalMs - this.clock.now());
-    this.timer = this.clock.after(wait, () => {
+    const run = (): void => {
       this.timer = null;
       this.flush();
-    });
+    };
+    // A flush held back by minIntervalMs goes on the clock's grid, at the end of that step's
+    // turn: the coarse timers due on the same step (windows going idle) change their lights
+    // first and go out with it, in one wake-up (docs/performance.md, "One grid").
+    if (wait > 0 && this.clock.coarse) this.timer = this.clock.coarse(wait, () => (this.timer = this.clock.after(0, run)));
+    else this.timer = this.clock.after(wait, run);
   }
 
   private diff(): [string, string, string, number][] {
