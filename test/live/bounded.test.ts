@@ -44,6 +44,12 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('bounded reads, live', () => {
     if (bin) rmSync(bin, { recursive: true, force: true });
   });
 
+  /** A CLI command that must succeed; its stderr is the failure's message. */
+  const ok = async (...args: string[]): Promise<void> => {
+    const r = await env.nerdr(...args);
+    expect(r.code, `nerdr ${args.join(' ')}: ${r.stderr}`).toBe(0);
+  };
+
   const waiting = (): number => {
     try {
       return readdirSync(spool).filter((n) => n.endsWith('.hook')).length;
@@ -58,15 +64,15 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('bounded reads, live', () => {
     const secret = claude.env.NERDR_TAB!;
     expect(secret).toBeTruthy();
     const stop = async (p: number) => {
-      expect((await env.nerdr('supervisor', 'stop')).code).toBe(0);
+      await ok('supervisor', 'stop');
       await waitFor(() => !pidAlive(p), { what: 'the supervisor stopped' });
     };
     await stop((await env.supervisorPid())!);
     // the idle figure: a supervisor of this tmux (with that window), started afresh and done
     // starting (it answered a command), with nothing in the spool
-    expect((await env.nerdr('supervisor', 'start')).code).toBe(0);
+    await ok('supervisor', 'start');
     const idlePid = await waitFor(() => env.supervisorPid(), { what: 'a supervisor' });
-    expect((await env.nerdr('ls')).code).toBe(0);
+    await ok('ls');
     const idle = peakKb(idlePid);
     await stop(idlePid);
 
@@ -78,7 +84,7 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('bounded reads, live', () => {
     for (let i = 0; i < 300; i++) writeSpoolFile(spool, { secret, agent: 'claude', timeNs: t0 + BigInt(i), seq: i, payload });
     expect(waiting()).toBe(300);
 
-    expect((await env.nerdr('supervisor', 'start')).code).toBe(0);
+    await ok('supervisor', 'start');
     const pid = await waitFor(async () => {
       const p = await env.supervisorPid();
       return p !== idlePid && p;
@@ -103,14 +109,14 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('bounded reads, live', () => {
     // a supervisor of its own: the peak of one that read a spool backlog says nothing here
     const before = await env.supervisorPid();
     if (before !== null) {
-      expect((await env.nerdr('supervisor', 'stop')).code).toBe(0);
+      await ok('supervisor', 'stop');
       await waitFor(() => !pidAlive(before), { what: 'the last supervisor stopped' });
     }
-    expect((await env.nerdr('supervisor', 'start')).code).toBe(0);
+    await ok('supervisor', 'start');
     const pid = await waitFor(() => env.supervisorPid(), { what: 'a supervisor' });
     const idle = peakKb(pid);
 
-    expect((await env.nerdr('fleet', 'add', 'noisy', 'noisy.example')).code).toBe(0);
+    await ok('fleet', 'add', 'noisy', 'noisy.example');
     const host = async () => (JSON.parse((await env.nerdr('fleet', 'ls', '--json')).stdout) as { name: string; error: { kind: string; message: string; fix: string } | null }[])[0];
     // the host as fleet ls showed it when the link dropped (it retries on its backoff and the
     // error may be gone again by a later look)
@@ -123,7 +129,7 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('bounded reads, live', () => {
       return true;
     }, { timeoutMs: 60_000, what: 'the link dropped (or all 200 MB read)' });
     const peak = peakKb(pid);
-    expect((await env.nerdr('fleet', 'rm', 'noisy')).code).toBe(0);
+    await ok('fleet', 'rm', 'noisy');
     process.stderr.write(`[bounded] fleet host sending 200 MB without a newline: idle supervisor peak ${Math.round(idle / 1024)} MB, with the host ${Math.round(peak / 1024)} MB; fleet ls: ${h?.error?.message}\n`);
     expect(existsSync(allRead)).toBe(false);
     expect(h?.error?.kind).toBe('line-too-long');
