@@ -92,7 +92,8 @@ export type SendLine = (commands: string[], done: (ok: boolean[]) => void) => vo
 /**
  * Window options to keep in tmux: @nerdr_state and @nerdr_light for the status line, and
  * the facts a restarted supervisor needs. Only values that differ from what tmux has are
- * sent, batched into one line, at most every minIntervalMs.
+ * sent, batched into one line: at once when the last went minIntervalMs ago or more, else
+ * minIntervalMs after the last (or at the clock's next grid step, see schedule()).
  */
 export class LightsWriter {
   private readonly wanted = new Map<string, Map<string, string>>();
@@ -264,10 +265,13 @@ export class LightsWriter {
       this.timer = null;
       this.flush();
     };
-    // A flush held back by minIntervalMs goes on the clock's grid, at the end of that step's
-    // turn: the coarse timers due on the same step (windows going idle) change their lights
-    // first and go out with it, in one wake-up (docs/performance.md, "One grid").
-    if (wait > 0 && this.clock.coarse) this.timer = this.clock.coarse(wait, () => (this.timer = this.clock.after(0, run)));
+    // On a clock with a grid, a flush held back by minIntervalMs goes out at the grid's next
+    // step instead, at the end of that step's turn: the coarse timers due on the same step
+    // (windows going idle) change their lights first and go out with it, in one wake-up
+    // (docs/performance.md, "One grid"). A change waits at most a step (GRID_STEP_MS, the
+    // supervisor's minIntervalMs too), as it did for minIntervalMs; flushes on the grid are a
+    // step apart, and one at once comes only minIntervalMs after the last.
+    if (wait > 0 && this.clock.coarse) this.timer = this.clock.coarse(1, () => (this.timer = this.clock.after(0, run)));
     else this.timer = this.clock.after(wait, run);
   }
 

@@ -110,8 +110,9 @@ export function limitConformance(profile: AgentProfile, o: LimitOptions): void {
       expect(explain).toMatch(/timer: limit-reset/);
       const waited = await agent.nerdr('wait', agent.pane, '--until', 'limited', '--timeout', '5');
       expect(waited.code, waited.stderr).toBe(0);
-      const light = await agent.tmux('show-options', '-w', '-v', '-t', agent.pane, '@nerdr_state');
-      expect(light.stdout.trim()).toBe('limited');
+      // the light follows within a lights flush (at most every 250 ms, docs/performance.md)
+      const lightState = async () => (await agent.tmux('show-options', '-w', '-v', '-t', agent.pane, '@nerdr_state')).stdout.trim();
+      expect(await until(async () => ((await lightState()) === 'limited' ? true : undefined), 5000), `the light: ${await lightState()}`).toBe(true);
     }, TURN_MS + 30_000);
 
     phase('still limited until the reset, whatever the agent draws meanwhile (Claude opens its own dialog about the limit)', async () => {

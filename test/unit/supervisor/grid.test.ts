@@ -127,6 +127,31 @@ describe('LightsWriter on a clock with a grid', () => {
     w.dispose();
   });
 
+  it('a change waits at most one step for its flush, and flushes on the grid are a step apart', () => {
+    const time = new GridTime(1_000_037);
+    const flushes: { at: number; cmds: string[] }[] = [];
+    const w = new LightsWriter((cmds, done) => (flushes.push({ at: time.t, cmds }), done(cmds.map(() => true))), 0, GRID_STEP_MS, undefined, time);
+    let seed = 11;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const changes: { at: number; win: string; value: string }[] = [];
+    for (let i = 0; i < 300; i++) {
+      time.advance(Math.floor(rand() * 300));
+      const c = { at: time.t, win: `@${i % 7}`, value: `v${i}` };
+      changes.push(c);
+      w.setOption(c.win, '@nerdr_facts', c.value);
+    }
+    time.advance(1000);
+    for (const c of changes) {
+      // the first flush at or after the change that carries its window's option
+      const f = flushes.find((x) => x.at >= c.at && x.cmds.some((cmd) => cmd.includes(`'${c.win}'`)));
+      expect(f, `${c.win}=${c.value}`).toBeDefined();
+      expect(f!.at - c.at).toBeLessThanOrEqual(GRID_STEP_MS);
+    }
+    const onGrid = flushes.filter((f) => f.at % GRID_STEP_MS === 0).map((f) => f.at);
+    for (let i = 1; i < onGrid.length; i++) expect(onGrid[i]! - onGrid[i - 1]!).toBeGreaterThanOrEqual(GRID_STEP_MS);
+    w.dispose();
+  });
+
   it('the flush after the interval is not on the grid when the writer was idle', () => {
     const time = new GridTime(1_000_000);
     const sent: number[] = [];
