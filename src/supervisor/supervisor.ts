@@ -153,7 +153,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.clock = opts.clock ?? (opts.now ? { ...systemClock, now: opts.now } : systemClock);
     this.socketPath = opts.socketPath ?? serverFiles(opts.tmuxSocket).socket;
     this.control = opts.control ?? tmuxControlServer(opts.tmuxSocket);
-    // A light goes out at the end of the turn that changed it; redraws stay at most 4 a second.
+    // A light goes out at the end of the turn that changed it, or, within 250 ms of the last
+    // flush, at the clock's next 250 ms step: about 4 redraws a second at most.
     this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))), 0, 250, undefined, this.clock);
     this.statusKeeper = new StatusKeeper({ run: (args) => this.run(command(args[0]!, ...args.slice(1))), clock: this.clock, log: opts.log });
     this.on('subscription', (name) => name === STATUS_SUBSCRIPTION && this.statusKeeper.changed());
