@@ -22,7 +22,7 @@ export interface Clock {
   coarse?(ms: number, fn: () => void): Timer;
 }
 
-/** The grid's step: coarse timers due within one step of each other share a wake-up. */
+/** The grid's step: coarse timers due in the same step (its 250 ms of time) share a wake-up. */
 export const GRID_STEP_MS = 250;
 /** A wait this long or longer may be a grid step late (clock.coarse): 12.5 % of it at most. */
 export const GRID_MIN_MS = 2000;
