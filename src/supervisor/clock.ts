@@ -27,14 +27,9 @@ export const GRID_STEP_MS = 250;
 /** A wait this long or longer may be a grid step late (clock.coarse): 12.5 % of it at most. */
 export const GRID_MIN_MS = 2000;
 
-/** clock.coarse where the clock has a grid, else clock.after. */
-export function coarseAfter(clock: Clock, ms: number, fn: () => void): Timer {
-  return clock.coarse ? clock.coarse(ms, fn) : clock.after(ms, fn);
-}
-
-/** A wait of ms: on the grid when it is GRID_MIN_MS or longer, else exact. */
+/** A wait of ms: on the clock's grid when it is GRID_MIN_MS or longer and the clock has one, else exact. */
 export function afterOrCoarse(clock: Clock, ms: number, fn: () => void): Timer {
-  return ms >= GRID_MIN_MS ? coarseAfter(clock, ms, fn) : clock.after(ms, fn);
+  return ms >= GRID_MIN_MS && clock.coarse ? clock.coarse(ms, fn) : clock.after(ms, fn);
 }
 
 /**

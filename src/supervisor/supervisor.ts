@@ -353,10 +353,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
    */
   private scan(): Promise<void> {
     const cmd = command('list-panes', '-a', '-F', LIST_PANES_FORMAT);
-    return this.inOrder([cmd], ([r]) => {
-      if (!r?.ok) throw refused(cmd, r);
-      this.applyScan(replyText(r));
-    });
+    return this.inOrder([cmd], ([r]) => this.applyScan(okText(cmd, r)));
   }
 
   /** A scan's list: windows found, changed or gone. */
@@ -874,10 +871,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** The user's looks (@nerdr-glyph-*, @nerdr-color-*), for the fleet's summary. */
   looks: { looks: ReturnType<typeof looksFromOptions>; bg: string } | null = null;
 
-  async run(cmd: string): Promise<string> {
-    const [r] = await new Promise<Reply[]>((resolve) => this.sendLine([cmd], resolve));
-    if (!r?.ok) throw refused(cmd, r);
-    return replyText(r);
+  run(cmd: string): Promise<string> {
+    return this.inOrder([cmd], ([r]) => okText(cmd, r));
   }
 
   runAll(cmds: string[]): Promise<Reply[]> {
@@ -988,9 +983,10 @@ function throwIfRefused(cmds: string[], replies: Reply[]): void {
   if (i >= 0) throw new TmuxCommandError(verb(cmds[i]!), replyText(replies[i]!));
 }
 
-/** The error for a command tmux refused, skipped or never answered. */
-function refused(cmd: string, r: Reply | undefined): TmuxCommandError {
-  return new TmuxCommandError(verb(cmd), r ? replyText(r) || 'the command was skipped (the control client is gone)' : 'no reply');
+/** A command's output; throws when tmux refused, skipped or never answered it. */
+function okText(cmd: string, r: Reply | undefined): string {
+  if (r?.ok) return replyText(r);
+  throw new TmuxCommandError(verb(cmd), r ? replyText(r) || 'the command was skipped (the control client is gone)' : 'no reply');
 }
 
 /** config.toml's `[agents] on_limit` and `limit_message`, read at each reset. */
