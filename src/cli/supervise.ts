@@ -3,7 +3,7 @@
 import { Option, type Command } from 'commander';
 import { exitFor, NerdrError } from '../errors.js';
 import { serverFiles } from '../paths.js';
-import { pidAlive, readLockPid } from '../store/lock.js';
+import { pidAlive, readLockHolder } from '../store/lock.js';
 import { request, SocketRequestError } from '../supervisor/socket/index.js';
 import { callerSecret, ensureSupervisor, socketError, tmuxSocket } from './context.js';
 import { printJson } from './print.js';
@@ -57,7 +57,7 @@ async function stop(sock: string): Promise<boolean> {
   const deadline = Date.now() + 5000;
   for (;;) {
     // the one that answered, and whoever holds the lock now (a start that was under way)
-    for (const pid of [running?.pid, readLockPid(files.lock)]) {
+    for (const pid of [running?.pid, readLockHolder(files.lock)]) {
       if (!pid || !pidAlive(pid) || pids.has(pid)) continue;
       pids.add(pid);
       if (pid !== running?.pid) process.kill(pid, 'SIGTERM');

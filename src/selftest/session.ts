@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { nerdrBin } from '../paths.js';
-import { pidAlive } from '../store/lock.js';
+import { pidAlive, processStartTicks, sameProcessAlive } from '../store/lock.js';
 import { tmuxArgv } from '../tmux/server.js';
 
 export interface Row {
@@ -133,7 +133,12 @@ export class AgentRun {
   /** Screens saved in this run, by phase. */
   readonly screens = new Map<string, Screen>();
   private client: ChildProcess | null = null;
-  private pids = new Set<number>();
+  /** Every process this run started or found, with when it started: a pid freed meanwhile may name another process by the cleanup. */
+  private pids = new Map<number, string | null>();
+
+  private note(pid: number): void {
+    if (Number.isInteger(pid) && pid > 0 && !this.pids.has(pid)) this.pids.set(pid, processStartTicks(pid));
+  }
 
   constructor(readonly opts: AgentRunOptions) {
     this.socketName = `${opts.socketPrefix ?? 'nerdr-test'}-${this.id}`;
@@ -210,10 +215,10 @@ export class AgentRun {
   /** Notes the pids of the tmux server, the supervisor and every marked process, for cleanup. */
   async remember(): Promise<void> {
     const r = await this.tmux('display', '-p', '#{pid}');
-    if (r.code === 0 && r.stdout.trim()) this.pids.add(Number(r.stdout.trim()));
+    if (r.code === 0 && r.stdout.trim()) this.note(Number(r.stdout.trim()));
     const sup = await this.tmux('show-options', '-gv', '@nerdr_supervisor_pid');
-    if (sup.code === 0 && /^\d+$/.test(sup.stdout.trim())) this.pids.add(Number(sup.stdout.trim()));
-    for (const p of markedPids(this.id)) this.pids.add(p);
+    if (sup.code === 0 && /^\d+$/.test(sup.stdout.trim())) this.note(Number(sup.stdout.trim()));
+    for (const p of markedPids(this.id)) this.note(p);
   }
 
   /** The command line nerdr gave the agent (window option @nerdr_argv). */
@@ -392,7 +397,7 @@ export class AgentRun {
       stdio: ['pipe', 'ignore', 'ignore'],
     });
     this.client = child;
-    if (child.pid) this.pids.add(child.pid);
+    if (child.pid) this.note(child.pid);
     const ok = await until(async () => {
       const r = await this.tmux('list-clients', '-F', '#{client_control_mode} #{client_session}');
       return r.stdout.split('\n').some((l) => l.startsWith('0 work')) ? true : undefined;
@@ -418,9 +423,9 @@ export class AgentRun {
     const serverPid = Number(server.split(' ')[0]);
     const socketPath = server.slice(server.indexOf(' ') + 1);
     await this.tmux('kill-server');
-    if (serverPid > 0) this.pids.add(serverPid);
-    for (const p of markedPids(this.id)) this.pids.add(p);
-    const pids = [...this.pids].filter(pidAlive);
+    if (serverPid > 0) this.note(serverPid);
+    for (const p of markedPids(this.id)) this.note(p);
+    const pids = [...this.pids].filter(([p, start]) => sameProcessAlive(p, start)).map(([p]) => p);
     for (const p of pids) {
       try {
         process.kill(p, 'SIGTERM');

@@ -4,8 +4,11 @@
 //
 // Taking it: write our own token file, then link(2) it to the lock path: atomic, fails with
 // EEXIST while someone holds it (O_EXCL semantics that also hold on NFS). The lock file holds
-// "<pid> <token> <time>". A lock whose pid is gone (same host) or that is older than `staleMs`
-// is taken over, one process at a time (a `<file>.takeover` guard, taken the same way): under
+// "<pid> <token> <time> <start>", start being the holder's start in clock ticks since boot (Linux;
+// `-` elsewhere): a pid is free again once its process died, and on a busy machine the kernel
+// hands it out again within minutes (pid_max 32768 wrapped every 2 minutes in CI), so a pid alone
+// is no holder. A lock whose holder is gone (same host: its pid free or another process's now) or
+// that is older than `staleMs` is taken over, one process at a time (a `<file>.takeover` guard, taken the same way): under
 // the guard it is removed only if it is still the one judged stale, and then every contender
 // links again, one winning. Waiting is a short retry loop with a deadline.
 
@@ -39,10 +42,58 @@ export function exitedOnProc(pid: number): boolean {
   return state === 'Z' || state === 'X';
 }
 
+/**
+ * When a process started, in clock ticks since boot (/proc/<pid>/stat's field 22), as a string:
+ * with its pid, which process it is (a pid is handed out again once free; a start time is not).
+ * Null where /proc cannot say (another system, or the process is gone).
+ */
+export function processStartTicks(pid: number): string | null {
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return null;
+  }
+  // after "pid (comm) ": state is field 3, starttime field 22
+  const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  return ticks && /^\d+$/.test(ticks) ? ticks : null;
+}
+
+/**
+ * Whether the process a pid was taken from (when its start, processStartTicks, was `start`) still
+ * runs: that pid alive, and started then. Without a start to compare (an old lock file, a system
+ * without /proc), the pid alone says.
+ */
+export function sameProcessAlive(pid: number, start: string | null | undefined): boolean {
+  if (!pidAlive(pid)) return false;
+  if (!start || start === '-') return true;
+  const now = processStartTicks(pid);
+  return now === null || now === start;
+}
+
+/** The holder a lock's content names: `<pid> <token> <time> <start>` (older ones stop after the pid or the time). */
+function holderOf(content: string): { pid: number; start: string | undefined } {
+  const [pid, , , start] = content.trim().split(' ');
+  return { pid: Number.parseInt(pid ?? '', 10), start };
+}
+
 /** The pid a lock file names (its first word), or null. */
 export function readLockPid(file: string): number | null {
   const pid = Number.parseInt(readLock(file) ?? '', 10);
   return Number.isFinite(pid) ? pid : null;
+}
+
+/**
+ * The pid of the process that holds the lock at `file` while it runs, or null: none, or the one
+ * that wrote it is gone, even if its pid now names another process (which must never be sent a
+ * signal as if it were the holder).
+ */
+export function readLockHolder(file: string): number | null {
+  const content = readLock(file);
+  if (!content) return null;
+  const h = holderOf(content);
+  return sameProcessAlive(h.pid, h.start) ? h.pid : null;
 }
 
 export interface LockOptions {
@@ -77,8 +128,8 @@ function readLock(file: string): string | undefined {
 }
 
 function isStale(file: string, content: string, staleMs: number): boolean {
-  const pid = Number.parseInt(content.split(' ')[0] ?? '', 10);
-  if (content && !pidAlive(pid)) return true;
+  const h = holderOf(content);
+  if (content && !sameProcessAlive(h.pid, h.start)) return true;
   try {
     return Date.now() - statSync(file).mtimeMs > staleMs;
   } catch {
@@ -110,12 +161,16 @@ export function tryLock(file: string): { ok: true; release: () => void } | { ok:
   }
 }
 
+/** This process's start (processStartTicks), read once. */
+let selfStart: string | undefined;
+
 /** Takes the lock; returns the function that releases it. */
 export function acquire(file: string, opts: LockOptions = {}): () => void {
   const waitMs = opts.waitMs ?? 3000;
   const staleMs = opts.staleMs ?? 30_000;
   const token = randomBytes(8).toString('hex');
-  const content = `${process.pid} ${token} ${Date.now()}\n`;
+  selfStart ??= processStartTicks(process.pid) ?? '-';
+  const content = `${process.pid} ${token} ${Date.now()} ${selfStart}\n`;
   const mine = `${file}.${process.pid}-${token}`;
   writeFileSync(mine, content, { mode: 0o600 });
   const deadline = Date.now() + waitMs;

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killPid, REPO_ROOT, run, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv, type RunResult } from './helpers/env.js';
+import { isSupervisor, killPid, REPO_ROOT, run, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv, type RunResult } from './helpers/env.js';
 import { keyPair, sshUnavailable, startSshd, type Sshd } from './helpers/sshd.js';
 
 const NERDR = path.join(REPO_ROOT, 'bin', 'nerdr.js');
@@ -110,7 +110,9 @@ describe.skipIf(!tmuxAvailable || sshUnavailable !== null)('the fleet over ssh',
     for (const h of [a, b, nosup, noserver]) {
       if (!h) continue;
       const sock = (await h.tmux('display', '-p', '#{socket_path}')).stdout.trim();
-      const sup = Number((await h.tmux('show-options', '-gv', '@nerdr_supervisor_pid')).stdout.trim());
+      // the pid tmux keeps, taken for the supervisor only while it names one (a supervisor that died left it free)
+      const kept = Number((await h.tmux('show-options', '-gv', '@nerdr_supervisor_pid')).stdout.trim());
+      const sup = kept > 0 && isSupervisor(kept) ? kept : 0;
       await h.tmux('kill-server');
       // the host's supervisor (fleet start made one on noserver) ends with its server; until it has,
       // it may still write into the host's state folder, which is removed next

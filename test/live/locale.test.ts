@@ -31,7 +31,11 @@ describe.skipIf(!tmuxAvailable)('a supervisor started without a locale', () => {
   let win = '';
 
   const nerdr = (...args: string[]): Promise<RunResult> => env.nerdrWith(args, { replaceEnv: bare });
-  const status = async (): Promise<Status> => JSON.parse((await nerdr('supervisor', 'status', '--json')).stdout) as Status;
+  const status = async (): Promise<Status> => {
+    const r = await nerdr('supervisor', 'status', '--json');
+    if (r.code !== 0 || !r.stdout.trim()) throw new Error(`nerdr supervisor status --json exited ${r.code ?? r.signal}: ${r.stderr.trim() || '(no stderr)'}`);
+    return JSON.parse(r.stdout) as Status;
+  };
   const row = async () => {
     const r = await nerdr('ls', '--json');
     if (r.code !== 0) throw new Error(`nerdr ls --json exited ${r.code}: ${r.stderr.trim()}`);
@@ -43,7 +47,10 @@ describe.skipIf(!tmuxAvailable)('a supervisor started without a locale', () => {
     const child = spawn(process.execPath, [NERDR_BIN, '-L', env.server, 'supervise', '--foreground'], { env: bare, stdio: 'ignore' });
     supervisor = child;
     env.track(child.pid!);
-    await waitFor(async () => (await status()).ready === true, { timeoutMs: 20_000, what: 'the supervisor to be ready' });
+    await waitFor(async () => (await status()).ready === true, { timeoutMs: 20_000, what: 'the supervisor to be ready' }).catch((err: Error) => {
+      const log = env.supervisorLog().trim().split('\n').slice(-12).join(' | ');
+      throw new Error(`${err.message}; pid ${child.pid} ${pidAlive(child.pid!) ? 'alive' : `gone (exit ${child.exitCode ?? child.signalCode})`}; log: ${log}`);
+    });
     return child.pid!;
   }
 

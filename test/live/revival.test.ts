@@ -125,7 +125,12 @@ describe.skipIf(!tmuxAvailable)('the supervisor killed three times during a burs
       const pid = await waitFor(async () => {
         const p = await live();
         return p !== null && p !== killed ? p : undefined;
-      }, { timeoutMs: 15_000, intervalMs: 20, what: `a supervisor after pid ${killed}` });
+      }, { timeoutMs: 15_000, intervalMs: 20, what: `a supervisor after pid ${killed}` }).catch(async (err: Error) => {
+        // what tmux made of the holder pane, and what the supervisors said last
+        const holder = await env.tmux('list-panes', '-s', '-t', '=_nerdr', '-F', '#{window_name} #{pane_id} dead=#{pane_dead} pid=#{pane_pid} status=#{pane_dead_status}');
+        const said = readFileSync(log, 'utf8').trim().split('\n').slice(-12).join(' | ');
+        throw new Error(`${err.message}; holder: ${holder.stdout.trim() || holder.stderr.trim()}; log: ${said}`);
+      });
       revivals.push(Date.now() - at);
       expect(pid).not.toBe(killed);
     };

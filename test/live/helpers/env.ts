@@ -138,7 +138,7 @@ export function run(file: string, args: string[], opts: { env: NodeJS.ProcessEnv
 }
 
 /** Whether a process runs: nerdr's own check, so an exited but unreaped (zombie) process is not. */
-import { pidAlive } from '../../../src/store/lock.js';
+import { pidAlive, processStartTicks, readLockHolder, sameProcessAlive } from '../../../src/store/lock.js';
 import { parseVersion } from '../../../src/tmux/server.js';
 export { pidAlive };
 
@@ -147,8 +147,14 @@ export { pidAlive };
  * gone, so what the caller does next (removing a dead server's socket file) sees it gone.
  * Never signals pid ≤ 1.
  */
-export async function killPid(pid: number, graceMs = 3000): Promise<void> {
-  if (!pidAlive(pid) || pid <= 1 || pid === process.pid) return;
+/**
+ * SIGTERM, then SIGKILL after graceMs. With `start` (processStartTicks when the pid was taken),
+ * only while that pid still names the process it was taken from: the kernel hands a free pid out
+ * again within minutes on a busy machine, and a pid remembered since a test began may by its
+ * cleanup be another test's tmux server (CI lost one so).
+ */
+export async function killPid(pid: number, graceMs = 3000, start?: string | null): Promise<void> {
+  if (!sameProcessAlive(pid, start) || pid <= 1 || pid === process.pid) return;
   try {
     process.kill(pid, 'SIGTERM');
   } catch {
@@ -164,6 +170,15 @@ export async function killPid(pid: number, graceMs = 3000): Promise<void> {
     }
     const killed = Date.now() + 2000;
     while (Date.now() < killed && pidAlive(pid)) await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Whether pid runs `nerdr … supervise` now (by its command line): a pid kept since may be another process's. */
+export function isSupervisor(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes('supervise');
+  } catch {
+    return false;
   }
 }
 
@@ -222,12 +237,9 @@ function lockPids(stateDir: string): number[] {
   const pids: number[] = [];
   for (const n of names) {
     if (!/^supervisor-.*\.lock$/.test(n)) continue;
-    try {
-      const pid = Number.parseInt(readFileSync(path.join(stateDir, n), 'utf8').trim(), 10);
-      if (Number.isInteger(pid) && pid > 0) pids.push(pid);
-    } catch {
-      /* removed meanwhile */
-    }
+    // the holder while it runs: a lock left by a kill -9 names a pid that may be another process's now
+    const pid = readLockHolder(path.join(stateDir, n));
+    if (pid !== null) pids.push(pid);
   }
   return pids;
 }
@@ -275,7 +287,9 @@ export async function startLiveEnv(opts: StartOptions = {}): Promise<LiveEnv> {
   }
   const [socketPath = '', pidText = ''] = (await tmuxOk('display', '-p', '#{socket_path}\t#{pid}')).trim().split('\t');
   const serverPid = Number(pidText);
-  const tracked = new Set<number>();
+  const serverStart = processStartTicks(serverPid);
+  /** Each pid a test handed over, with its process's start (see killPid). */
+  const tracked = new Map<number, string | null>();
   let cleaned = false;
 
   const nerdrWith = (args: string[], o: RunOptions = {}): Promise<RunResult> => {
@@ -352,25 +366,26 @@ export async function startLiveEnv(opts: StartOptions = {}): Promise<LiveEnv> {
         .join('');
     },
     track(pid: number) {
-      tracked.add(pid);
+      if (!tracked.has(pid)) tracked.set(pid, processStartTicks(pid));
     },
     async cleanup() {
       if (cleaned) return;
       cleaned = true;
-      const pids = new Set<number>(tracked);
+      const pids = new Map<number, string | null>(tracked);
+      // both as they are now: the one that answers on its socket, and a holder of a lock whose start is checked
       const sup = await supervisorPid().catch(() => null);
-      if (sup) pids.add(sup);
-      for (const p of lockPids(stateDir)) pids.add(p);
-      await Promise.all([...pids].map((p) => killPid(p)));
+      if (sup && !pids.has(sup)) pids.set(sup, processStartTicks(sup));
+      for (const p of lockPids(stateDir)) if (!pids.has(p)) pids.set(p, processStartTicks(p));
+      await Promise.all([...pids].map(([p, start]) => killPid(p, 3000, start)));
       await tmuxRun('kill-server').catch(() => undefined);
       // the server itself, should kill-server not have reached it
       if (serverPid > 0) {
         const deadline = Date.now() + 3000;
         while (Date.now() < deadline && pidAlive(serverPid)) await new Promise((r) => setTimeout(r, 25));
-        if (pidAlive(serverPid)) await killPid(serverPid, 500);
+        if (pidAlive(serverPid)) await killPid(serverPid, 500, serverStart);
       }
       // tmux leaves its socket file behind after kill-server
-      if (socketPath && !pidAlive(serverPid)) rmSync(socketPath, { force: true });
+      if (socketPath && !sameProcessAlive(serverPid, serverStart)) rmSync(socketPath, { force: true });
       rmSync(root, { recursive: true, force: true });
     },
   };

@@ -160,7 +160,9 @@ export async function startSshd(dir: string, authorized: string): Promise<Sshd> 
     const c = child;
     if (!c?.pid) return;
     child = null;
-    for (const p of [...descendants(c.pid), c.pid]) {
+    // an sshd that ended (and was reaped) left its pid free for another process to get
+    const ended = c.exitCode !== null || c.signalCode !== null;
+    for (const p of ended ? [] : [...descendants(c.pid), c.pid]) {
       try {
         process.kill(p, 'SIGKILL');
       } catch {
