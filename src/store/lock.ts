@@ -8,9 +8,10 @@
 // `-` elsewhere): a pid is free again once its process died, and on a busy machine the kernel
 // hands it out again within minutes (pid_max 32768 wrapped every 2 minutes in CI), so a pid alone
 // is no holder. A lock whose holder is gone (same host: its pid free or another process's now) or
-// that is older than `staleMs` is taken over, one process at a time (a `<file>.takeover` guard, taken the same way): under
-// the guard it is removed only if it is still the one judged stale, and then every contender
-// links again, one winning. Waiting is a short retry loop with a deadline.
+// that is older than `staleMs` is taken over, one process at a time (a `<file>.takeover` guard,
+// taken the same way): under the guard it is removed only if it is still the one judged stale,
+// and then every contender links again, one winning. Waiting is a short retry loop with a
+// deadline.
 
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';

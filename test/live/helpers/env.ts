@@ -145,13 +145,10 @@ export { pidAlive };
 /**
  * SIGTERM, wait up to `graceMs` for it to go, then SIGKILL, and wait (up to 2 s) until it has
  * gone, so what the caller does next (removing a dead server's socket file) sees it gone.
- * Never signals pid ≤ 1.
- */
-/**
- * SIGTERM, then SIGKILL after graceMs. With `start` (processStartTicks when the pid was taken),
- * only while that pid still names the process it was taken from: the kernel hands a free pid out
- * again within minutes on a busy machine, and a pid remembered since a test began may by its
- * cleanup be another test's tmux server (CI lost one so).
+ * Never signals pid ≤ 1. With `start` (processStartTicks when the pid was taken), only while
+ * that pid still names the process it was taken from: the kernel hands a free pid out again
+ * within minutes on a busy machine, and a pid remembered since a test began may by its cleanup
+ * be another test's tmux server.
  */
 export async function killPid(pid: number, graceMs = 3000, start?: string | null): Promise<void> {
   if (!sameProcessAlive(pid, start) || pid <= 1 || pid === process.pid) return;
