@@ -98,7 +98,7 @@ describe.skipIf(!onLinux)('a lock whose pid names another process now', () => {
     expect(acquireLock(file)).toEqual({ ok: false, owner: process.pid });
   });
 
-  it('a live pid with another start is no holder: the lock is taken over and nothing is signalled', () => {
+  it('a live pid with another start is no holder: none is named for a signal, and the lock is taken over', () => {
     const start = Number(processStartTicks(process.pid));
     const file = lockFile(`${process.pid} 0123456789abcdef ${Date.now() - 60_000} ${start - 1}\n`);
     expect(pidAlive(process.pid)).toBe(true);
