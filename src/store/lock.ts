@@ -17,30 +17,53 @@ import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'nod
 import { randomBytes } from 'node:crypto';
 
 /**
- * True while the process runs. A zombie (exited, not yet reaped: containers often reap late)
- * still answers kill(pid, 0), so on Linux its /proc state decides.
+ * What nerdr reads of a /proc/<pid>/stat line: the state (field 3) and the start in clock ticks
+ * since boot (field 22, null when it is not a number), or null when the text is no such line.
+ * The comm in "pid (comm) S …" may hold spaces and parentheses, so the fields follow the last ')'.
+ * Pure.
  */
-export function pidAlive(pid: number): boolean {
+export function statFields(text: string): { state: string; start: string | null } | null {
+  const close = text.lastIndexOf(')');
+  if (close < 0) return null;
+  const fields = text.slice(close + 2).split(' ');
+  const start = fields[19];
+  return { state: fields[0] ?? '', start: start && /^\d+$/.test(start) ? start : null };
+}
+
+/** statFields of a running or zombie process; null where /proc cannot say (another system, gone). */
+function readStat(pid: number): { state: string; start: string | null } | null {
+  try {
+    return statFields(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return null;
+  }
+}
+
+/** Whether kill(pid, 0) finds the pid (EPERM: another user's, there all the same). */
+function signalable(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  return !exitedOnProc(pid);
+  return true;
+}
+
+const exited = (state: string): boolean => state === 'Z' || state === 'X';
+
+/**
+ * True while the process runs. A zombie (exited, not yet reaped: containers often reap late)
+ * still answers kill(pid, 0), so on Linux its /proc state decides.
+ */
+export function pidAlive(pid: number): boolean {
+  return signalable(pid) && !exitedOnProc(pid);
 }
 
 /** /proc/<pid>/stat's state is Z (zombie) or X (dead); false where /proc cannot say. */
 export function exitedOnProc(pid: number): boolean {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return false;
-  }
-  // "pid (comm) S …": comm may hold spaces and parentheses, so the state follows the last ')'
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  return state === 'Z' || state === 'X';
+  const s = readStat(pid);
+  return s !== null && exited(s.state);
 }
 
 /**
@@ -50,15 +73,7 @@ export function exitedOnProc(pid: number): boolean {
  */
 export function processStartTicks(pid: number): string | null {
   if (!Number.isInteger(pid) || pid <= 0) return null;
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  } catch {
-    return null;
-  }
-  // after "pid (comm) ": state is field 3, starttime field 22
-  const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  return ticks && /^\d+$/.test(ticks) ? ticks : null;
+  return readStat(pid)?.start ?? null;
 }
 
 /**
@@ -67,10 +82,11 @@ export function processStartTicks(pid: number): string | null {
  * without /proc), the pid alone says.
  */
 export function sameProcessAlive(pid: number, start: string | null | undefined): boolean {
-  if (!pidAlive(pid)) return false;
-  if (!start || start === '-') return true;
-  const now = processStartTicks(pid);
-  return now === null || now === start;
+  if (!start || start === '-') return pidAlive(pid);
+  if (!signalable(pid)) return false;
+  // one read of /proc for both: not a zombie, and the same start
+  const s = readStat(pid);
+  return s === null || (!exited(s.state) && (s.start === null || s.start === start));
 }
 
 /** The holder a lock's content names: `<pid> <token> <time> <start>` (older ones stop after the pid or the time). */

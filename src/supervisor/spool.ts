@@ -28,6 +28,7 @@ import type { HookReport, Report } from './socket/server.js';
 import { isHerdrReportMethod, parseHerdrReport, type HerdrReportMethod } from './socket/herdr.js';
 import type { Logger } from './log.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
+import { statFields } from '../store/lock.js';
 import { Rerun } from './rerun.js';
 
 export const SPOOL_MAGIC = 'nerdr-spool 1';
@@ -170,12 +171,9 @@ export function asideName(name: string, why: string, nowMs: number): string {
  * 100 on every Linux nerdr runs on). Pure.
  */
 export function startFromStat(statText: string, btimeSec: number, hz = 100): number | null {
-  const close = statText.lastIndexOf(')');
-  if (close < 0) return null;
-  // after "pid (comm) ": state is field 3, starttime field 22
-  const ticks = Number(statText.slice(close + 2).split(' ')[19]);
-  if (!Number.isFinite(ticks) || !Number.isFinite(btimeSec)) return null;
-  return btimeSec * 1000 + Math.floor((ticks * 1000) / hz);
+  const start = statFields(statText)?.start;
+  if (start == null || !Number.isFinite(btimeSec)) return null;
+  return btimeSec * 1000 + Math.floor((Number(start) * 1000) / hz);
 }
 
 let btime: number | null | undefined;
