@@ -48,9 +48,26 @@ export interface ControlServer {
   serverPid?(): Promise<number | null>;
 }
 
-/** The real control client, as a channel; the keeper (src/tmux/keeper.ts) ends with it. */
-export function controlClientChannel(client: ControlClient, keeper?: OutputKeeper): ControlChannel {
-  client.on('exit', () => keeper?.close());
+/**
+ * The real control client, as a channel. The output keeper (src/tmux/keeper.ts) is started only
+ * once the client has attached, and ends with it: two control clients identifying themselves at
+ * once can crash tmux. A control client that has said it is one but not yet that it is done has
+ * no control state, and an attach-session run meanwhile writes pending configuration errors to
+ * the first client in the server's list (cfg_show_causes), which segfaults in control_write when
+ * that is the one still identifying (3.2a to 3.7c; src/supervisor/holder.ts, ifDeadPane). Started
+ * one after the other, ours never are: the keeper comes after a client that is already attached.
+ */
+export function controlClientChannel(client: ControlClient, startKeeper?: () => OutputKeeper): ControlChannel {
+  let keeper: OutputKeeper | undefined;
+  let ended = false;
+  if (startKeeper) client.once('attached', () => {
+    if (!ended && !client.isClosed) keeper = startKeeper();
+  });
+  const end = () => {
+    ended = true;
+    keeper?.close();
+  };
+  client.on('exit', end);
   return {
     send: (commands, done) => client.sendWith(commands, done),
     on: (event, listener) => client.on(event, listener as never),
@@ -58,14 +75,16 @@ export function controlClientChannel(client: ControlClient, keeper?: OutputKeepe
       return client.isClosed;
     },
     close: () => {
-      keeper?.close();
+      end();
       return client.close();
     },
     kill: () => {
-      keeper?.close();
+      end();
       client.kill();
     },
-    companions: keeper?.pid ? [keeper.pid] : [],
+    get companions() {
+      return keeper?.pid ? [keeper.pid] : [];
+    },
   };
 }
 
@@ -74,7 +93,7 @@ export function tmuxControlServer(socket: string): ControlServer {
   return {
     async open() {
       await ensureHiddenSession(socket);
-      return controlClientChannel(new ControlClient(socket, HIDDEN_SESSION), new OutputKeeper(socket, HIDDEN_SESSION));
+      return controlClientChannel(new ControlClient(socket, HIDDEN_SESSION), () => new OutputKeeper(socket, HIDDEN_SESSION));
     },
     running: () => serverRunning(socket),
     serverPid: async () => {

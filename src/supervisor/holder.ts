@@ -79,23 +79,41 @@ export function newHolderArgs(env: Record<string, string>, argv: string[]): stri
  */
 export function armArgs(pane: string, env: Record<string, string>, tmuxVersion = ''): string[] {
   const respawn = command('respawn-pane', '-t', pane, ...envArgs(env));
+  // the fallback runs the pane's own pane-died hook (-R): the environment is in one hook, not
+  // three, each quoted once more (a tmux command line holds 16 KB, and npm's environment alone
+  // took 3.3's three copies past it)
+  const runPaneDied = command('set-hook', '-R', '-p', '-t', pane, 'pane-died');
   return [
     'set-option', '-p', '-t', pane, 'remain-on-exit', 'on', ';',
-    'set-hook', '-p', '-t', pane, 'pane-died', respawn, ';',
+    'set-hook', '-p', '-t', pane, 'pane-died', ifDeadPane(pane, respawn), ';',
     // tmux 3.3a sometimes never runs pane-died for a dead pane (3 kill -9s in 12 here; 3.2a and
-    // 3.7c always did), and the holder stays dead. The
-    // supervisor's control clients detach when it dies, whatever tmux knows of the pane: a second
-    // after that the pane is respawned, and on 3.3 already 0.2 s after (a revival within 2 s even
-    // then; the second try is for a pane not yet dead at the first, on a loaded machine). A pane
-    // that is alive again (pane-died came first) or gone (a stop on purpose) refuses the respawn,
-    // and nothing happens. Only where pane-died can be missed: on 3.7c a delayed command of this
-    // hook once ran into tmux's control_write crash (tmux issues 4980 and 5570: a control client
-    // without its control state), and 0.2 s falls in the middle of a supervisor restart.
-    // run-shell expands formats once in what it runs: escapeFormat keeps a # in the environment
-    // literal. -b: a run-shell that waits holds up every command queued behind it, pane-died's too.
-    ...detachHooks(tmuxVersion).flatMap(({ hook, delay }) => ['set-hook', '-t', `=${HIDDEN_SESSION}:`, hook, command('run-shell', '-b', '-d', delay, '-C', escapeFormat(respawn)), ';']),
+    // 3.7c always did), and the holder stays dead. The supervisor's control clients detach when
+    // it dies, whatever tmux knows of the pane: a second after that the pane is respawned, and on
+    // 3.3 already 0.2 s after (a revival within 2 s even then; the second try is for a pane not
+    // yet dead at the first, on a loaded machine). The respawn runs only while the pane is there
+    // and dead (ifDeadPane): a pane alive again (pane-died came first) or gone (a stop on purpose)
+    // is left alone, and the command does not fail (a failing one set up a server crash: see
+    // ifDeadPane). run-shell expands formats once in what it runs: escapeFormat keeps the
+    // condition literal. -b: a run-shell that waits holds up every command queued behind it,
+    // pane-died's too.
+    ...detachHooks(tmuxVersion).flatMap(({ hook, delay }) => ['set-hook', '-t', `=${HIDDEN_SESSION}:`, hook, command('run-shell', '-b', '-d', delay, '-C', escapeFormat(ifDeadPane(pane, runPaneDied))), ';']),
     'set-option', '-w', '-t', pane, HOLDER_OPTION, '1',
   ];
+}
+
+/**
+ * `command` as a tmux command that runs only while pane `pane` exists and is dead, and that never
+ * fails. A command that fails with no client to tell (the fallback respawn runs a second after the
+ * supervisor's client left, when often no client is attached) becomes a pending "configuration
+ * error", which tmux writes to the first client in its list at the next attach-session or
+ * new-session. When that client is a control client still identifying itself (it has sent that
+ * it is one, not yet that it is done), it has no control state yet, and tmux 3.2a, 3.3a and 3.7c
+ * segfault in control_write (cfg_show_causes): the whole server, every agent with it. A revived
+ * supervisor attaching its control clients is that moment. `#{S:#{W:#{P:…}}}` walks every pane
+ * and needs no target, so a pane that is gone is no error either.
+ */
+export function ifDeadPane(pane: string, cmd: string): string {
+  return command('if-shell', '-F', `#{S:#{W:#{P:#{?#{&&:#{==:#{pane_id},${pane}},#{pane_dead}},1,}}}}`, cmd);
 }
 
 /** The hidden session's hooks that may respawn a dead holder after a control client left (index 0 repaints the lights). */

@@ -460,6 +460,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         this.active.notify();
         this.scheduleScan();
         break;
+      case 'config-error':
+        // tmux hands its pending configuration errors (a bad line in tmux.conf, a hook's command
+        // that failed with no client) to the first client that attaches: said here, not lost
+        this.log('warn', `tmux reported a configuration error: ${stripControl(args)}`);
+        break;
       default:
         break;
     }

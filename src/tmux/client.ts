@@ -46,6 +46,8 @@ export interface ControlClientOptions {
 export interface ControlClientEvents {
   output: [pane: string, data: Buffer, ageMs: number | undefined];
   notification: [name: string, args: string];
+  /** tmux attached the client (its first %session-changed): commands held until now are sent. */
+  attached: [];
   exit: [reason: string];
 }
 
@@ -200,6 +202,7 @@ export class ControlClient extends EventEmitter<ControlClientEvents> {
         if (!this.attached && e.name === 'session-changed') {
           this.attached = true;
           for (const line of this.unsent.splice(0)) this.child.stdin.write(line);
+          this.emit('attached');
         }
         this.emit('notification', e.name, e.args);
         break;

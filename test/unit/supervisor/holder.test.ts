@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { command, escapeFormat } from '../../../src/tmux/quote.js';
 import {
   armArgs,
   disarmArgs,
   failureInLog,
   findHolder,
   holderArgv,
+  ifDeadPane,
   holderEnvironment,
   newHolderArgs,
   recentCrashes,
@@ -37,14 +39,24 @@ describe('the holder pane', () => {
   it('arms its own pane: kept on exit, respawned with the same environment; disarming lets it close', () => {
     const args = armArgs('%7', { A: "it's; #{x}" }, 'tmux 3.3a');
     expect(args.slice(0, 6)).toEqual(['set-option', '-p', '-t', '%7', 'remain-on-exit', 'on']);
-    const hook = args[args.indexOf('pane-died') + 1]!;
-    expect(hook.startsWith("respawn-pane '-t' '%7' '-e' ")).toBe(true);
+    // the respawn runs only while %7 is there and dead, so it never fails (live: holder-hooks.test.ts)
+    const respawn = command('respawn-pane', '-t', '%7', '-e', "A=it's; #{x}");
     // the value is quoted for tmux's parser: the ; and the quote stay inside one argument
-    expect(hook).toContain(`'-e' 'A=it'\\''s; #{x}'`);
-    // the fallback for a pane-died tmux never runs (3.3a): 0.2 s and 1 s after a control client leaves
+    expect(respawn).toBe(`respawn-pane '-t' '%7' '-e' 'A=it'\\''s; #{x}'`);
+    const hook = args[args.indexOf('pane-died') + 1]!;
+    expect(hook).toBe(ifDeadPane('%7', respawn));
+    expect(ifDeadPane('%7', 'x')).toBe("if-shell '-F' '#{S:#{W:#{P:#{?#{&&:#{==:#{pane_id},%7},#{pane_dead}},1,}}}}' 'x'");
+    // the fallback for a pane-died tmux never runs (3.3a): 0.2 s and 1 s after a control client
+    // leaves, the pane's own hook is run (the environment is in it alone); run-shell expands
+    // formats once, so the condition's # are doubled
     const fallback = args[args.indexOf('client-detached[1]') + 1]!;
-    expect(fallback.startsWith("run-shell '-b' '-d' '0.2' '-C' ")).toBe(true);
-    expect(fallback).toContain('##{x}');
+    expect(fallback).toBe(command('run-shell', '-b', '-d', '0.2', '-C', escapeFormat(ifDeadPane('%7', "set-hook '-R' '-p' '-t' '%7' 'pane-died'"))));
+    expect(fallback).toContain('##{S:##{W:');
+    expect(fallback).not.toContain('A=it');
+    // a large environment stays within tmux's 16 KB command line: it is carried once, quoted twice
+    // (three times, each quoted once more, came to 9 times its size)
+    const big = Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`npm_config_v${i}`, `it's a value #${i}`]));
+    expect(armArgs('%7', big, 'tmux 3.3a').join(' ').length).toBeLessThan(command('respawn-pane', '-t', '%7', ...Object.entries(big).flatMap(([k, v]) => ['-e', `${k}=${v}`])).length * 2);
     expect(args[args.indexOf('client-detached[2]') + 1]!.startsWith("run-shell '-b' '-d' '1' '-C' ")).toBe(true);
     expect(disarmArgs('%7')).toEqual([
       'set-option', '-p', '-t', '%7', 'remain-on-exit', 'off', ';',

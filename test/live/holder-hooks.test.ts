@@ -1,0 +1,135 @@
+// The holder's hooks (src/supervisor/holder.ts, armArgs) on a real tmux server: they revive a dead
+// supervisor pane and leave nothing else behind. A hook command that fails with no client to tell
+// becomes a pending "configuration error" in tmux, written to the first client in the server's
+// list at the next attach-session or new-session; when that client is a control client still
+// identifying itself, tmux 3.2a, 3.3a and 3.7c segfault (cfg_show_causes → control_write), and a
+// revived supervisor attaching is that moment: CI lost a whole tmux server to it. So after each
+// case here no error may be pending: `source-file /dev/null` prints (and clears) what is.
+//
+// No nerdr supervisor runs here: the holder pane runs `sleep`, armed with the hooks the
+// supervisor sets, on a private server with no client attached, where a failing command has no
+// one to go to. A control client that attaches and leaves fires the fallback; a later hook of the
+// test's own (index 9, a delay after it) says when the fallback has run.
+
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { armArgs } from '../../src/supervisor/holder.js';
+import { tmuxAvailable, waitFor } from './helpers/env.js';
+
+const SOCKET = `nerdr-test-${randomBytes(6).toString('hex')}`;
+const tmux = (...args: string[]) => spawnSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8', timeout: 10_000 });
+const ok = (...args: string[]): string => {
+  const r = tmux(...args);
+  if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
+};
+const ENV = { NERDR_TEST_VALUE: 'a#{b} c;d' };
+
+describe.skipIf(!tmuxAvailable)('the holder pane\'s hooks on a real tmux (no supervisor)', () => {
+  let version = '';
+  let ticks = 0;
+
+  beforeAll(() => {
+    version = execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim();
+    ok('new-session', '-d', '-s', '_nerdr', '-n', '_home', 'sleep 100000');
+  });
+
+  afterAll(() => {
+    tmux('kill-server');
+  });
+
+  /** A new holder window running sleep, armed as a supervisor arms its own pane. */
+  const holder = (): { pane: string; pid: number } => {
+    const pane = ok('new-window', '-d', '-P', '-F', '#{pane_id}', '-t', '=_nerdr:', '-n', '_supervisor', 'sleep 100000');
+    ok(...armArgs(pane, ENV, version));
+    return { pane, pid: panePid(pane) };
+  };
+  const panePid = (pane: string) => Number(ok('display', '-p', '-t', pane, '#{pane_pid}'));
+  /** The environment of the holder's program (`sh -c 'sleep …'` or, where sh execs, sleep). */
+  const environ = (pid: number): string[] => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  const paneState = (pane: string) => tmux('display', '-p', '-t', pane, '#{pane_dead} #{pane_pid}').stdout.trim();
+
+  /** A control client attaches to _nerdr and leaves; resolves once the fallback after it has run. */
+  const detachAndWait = async (): Promise<void> => {
+    const tick = String(++ticks);
+    // later than every fallback (1 s at most): tmux's timers fire in order
+    ok('set-hook', '-t', '=_nerdr:', 'client-detached[9]', `run-shell -b -d 1.5 -C 'set-option -g @nerdr_test_tick ${tick}'`);
+    // attached first (its %session-changed), then its stdin ends: a control client leaves at EOF
+    const c = spawn('tmux', ['-L', SOCKET, '-C', 'attach-session', '-t', '=_nerdr'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const closed = new Promise<number | null>((resolve) => c.on('close', resolve));
+    await waitFor(() => out.includes('%session-changed'), { what: 'the control client attached' });
+    c.stdin.end();
+    expect(await closed).toBe(0);
+    await waitFor(() => tmux('show-options', '-gqv', '@nerdr_test_tick').stdout.trim() === tick, { timeoutMs: 10_000, what: `the hooks after detach ${tick}` });
+  };
+
+  /** What tmux holds as pending configuration errors (and clears by printing them). */
+  const pending = (): string => {
+    const r = tmux('source-file', '/dev/null');
+    return `${r.stdout}${r.stderr}`.trim();
+  };
+
+  it('a live holder is left alone by the fallback, and nothing is pending', async () => {
+    expect(pending()).toBe('');
+    const h = holder();
+    await detachAndWait();
+    expect(paneState(h.pane)).toBe(`0 ${h.pid}`);
+    expect(pending()).toBe('');
+  });
+
+  it('kill -9: pane-died respawns the holder with its environment, and the fallback after it finds it alive', async () => {
+    const h = holder();
+    process.kill(h.pid, 'SIGKILL');
+    const pid = await waitFor(() => {
+      const [dead, p] = paneState(h.pane).split(' ');
+      return dead === '0' && Number(p) !== h.pid ? Number(p) : undefined;
+    }, { what: 'the holder respawned by pane-died' });
+    expect(environ(pid)).toContain(`NERDR_TEST_VALUE=${ENV.NERDR_TEST_VALUE}`);
+    await detachAndWait();
+    expect(paneState(h.pane)).toBe(`0 ${pid}`);
+    expect(pending()).toBe('');
+  });
+
+  it('a dead holder pane-died missed (tmux 3.3a) is respawned by the fallback', async () => {
+    const h = holder();
+    // dead with its hook in place and never run: the hook is set again once the pane is dead
+    ok('set-hook', '-p', '-u', '-t', h.pane, 'pane-died');
+    process.kill(h.pid, 'SIGKILL');
+    await waitFor(() => paneState(h.pane).startsWith('1 '), { what: 'the holder dead' });
+    ok(...armArgs(h.pane, ENV, version));
+    expect(paneState(h.pane)).toBe(`1 ${h.pid}`);
+    await detachAndWait();
+    const [dead, pid] = paneState(h.pane).split(' ');
+    expect(dead).toBe('0');
+    expect(Number(pid)).not.toBe(h.pid);
+    expect(environ(Number(pid))).toContain(`NERDR_TEST_VALUE=${ENV.NERDR_TEST_VALUE}`);
+    expect(pending()).toBe('');
+  });
+
+  it('a large environment (npm run sets a hundred variables) is armed whole and carried by the respawn', async () => {
+    const big: Record<string, string> = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`NERDR_TEST_V${i}`, `it's value ${i}: #{x} $HOME "q"`]));
+    const pane = ok('new-window', '-d', '-P', '-F', '#{pane_id}', '-t', '=_nerdr:', '-n', '_supervisor', 'sleep 100000');
+    ok(...armArgs(pane, big, version));
+    const before = panePid(pane);
+    process.kill(before, 'SIGKILL');
+    const pid = await waitFor(() => {
+      const [dead, p] = paneState(pane).split(' ');
+      return dead === '0' && Number(p) !== before ? Number(p) : undefined;
+    }, { what: 'the holder respawned' });
+    expect(environ(pid)).toEqual(expect.arrayContaining(Object.entries(big).map(([k, v]) => `${k}=${v}`)));
+    await detachAndWait();
+    expect(pending()).toBe('');
+  });
+
+  it('a holder that is gone (a stop on purpose closes it) is no error for the fallback', async () => {
+    const h = holder();
+    ok('kill-pane', '-t', h.pane);
+    await detachAndWait();
+    expect(ok('list-panes', '-a', '-F', '#{pane_id}').split('\n')).not.toContain(h.pane);
+    expect(pending()).toBe('');
+  });
+});
