@@ -79,9 +79,9 @@ export function newHolderArgs(env: Record<string, string>, argv: string[]): stri
  */
 export function armArgs(pane: string, env: Record<string, string>, tmuxVersion = ''): string[] {
   const respawn = command('respawn-pane', '-t', pane, ...envArgs(env));
-  // the fallback runs the pane's own pane-died hook (-R): the environment is in one hook, not
-  // three, each quoted once more (a tmux command line holds 16 KB, and npm's environment alone
-  // took 3.3's three copies past it)
+  // the fallback runs the pane's own pane-died hook (-R): the environment is in one hook, not in
+  // three (a tmux command line holds 16 KB; three copies, quoted once more inside the guard, took
+  // `npm test`'s environment past it on 3.3)
   const runPaneDied = command('set-hook', '-R', '-p', '-t', pane, 'pane-died');
   return [
     'set-option', '-p', '-t', pane, 'remain-on-exit', 'on', ';',
