@@ -5,7 +5,7 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import { command, escapeFormat } from '../tmux/quote.js';
-import { EXIT_STATUS_OPTION, HIDDEN_SESSION, IDLE_AFTER_OPTION } from './discover.js';
+import { EXIT_STATUS_OPTION, EXIT_UNCONFIRMED_OPTION, HIDDEN_SESSION, IDLE_AFTER_OPTION } from './discover.js';
 import type { WindowSpec } from './window-spec.js';
 
 /** Variables a nested agent must not inherit: they would make it think it runs inside another agent. */
@@ -75,7 +75,8 @@ export function exitChannel(paneId: string): string {
  * its output crashes the server. The guard prints EXIT_MARKER and waits on exitChannel() for
  * the supervisor, which signals it when the marker reaches it; at most EXIT_GUARD_WAIT_S, after
  * which tmux has dropped (pause-after) any output the supervisor was still owed. Then it exits
- * with the program's status, which it has first put in the pane's EXIT_STATUS_OPTION. `set -m`
+ * with the program's status, which it has first put in the pane's EXIT_STATUS_OPTION; one it was
+not released from by the supervisor is marked EXIT_UNCONFIRMED_OPTION first. `set -m`
  * gives the program its own process group and the terminal, as if it ran alone (the pane's
  * current command is the program's). The tmux binary and the argv are positional parameters: no
  * user text is in the script.
@@ -85,7 +86,7 @@ export const EXIT_GUARD_SCRIPT =
   `"$t" set-option -p -t "$TMUX_PANE" ${EXIT_STATUS_OPTION} "$r" </dev/null >/dev/null 2>&1; ` +
   "printf '\\033]7717;nerdr-exit\\007'; " +
   '"$t" wait-for "nerdr-exit-${TMUX_PANE#%}" </dev/null >/dev/null 2>&1 & w=$!; ' +
-  `{ sleep ${EXIT_GUARD_WAIT_S}; kill "$w"; } </dev/null >/dev/null 2>&1 & k=$!; ` +
+  `{ sleep ${EXIT_GUARD_WAIT_S}; "$t" set-option -p -t "$TMUX_PANE" ${EXIT_UNCONFIRMED_OPTION} 1; kill "$w"; } </dev/null >/dev/null 2>&1 & k=$!; ` +
   'wait "$w"; kill -- "-$k" 2>/dev/null; exit "$r"';
 
 export function exitGuardArgv(tmuxBin: string, argv: string[]): string[] {

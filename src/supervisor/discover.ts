@@ -12,6 +12,13 @@ export const HIDDEN_SESSION = '_nerdr';
  */
 export const EXIT_STATUS_OPTION = '@nerdr_exit_status';
 
+/**
+ * Set to 1 on a pane whose exit guard (create.ts) gave up waiting for the supervisor (its
+ * EXIT_GUARD_WAIT_S passed, or its wait-for failed): output written just before the program's
+ * exit may not have reached the mirror. Unset when the supervisor released the pane.
+ */
+export const EXIT_UNCONFIRMED_OPTION = '@nerdr_exit_unconfirmed';
+
 /** A pane's exit status: tmux's own, else the exit guard's; none while it runs. */
 export function paneExitStatus(dead: boolean, tmuxStatus: string, guardStatus: string): string {
   return tmuxStatus || (dead ? guardStatus : '');

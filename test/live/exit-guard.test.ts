@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidAlive, startLiveEnv, tmuxAtLeast, tmuxAvailable, tmuxVersion, waitFor, type LiveEnv } from './helpers/env.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { EXIT_UNCONFIRMED_OPTION } from '../../src/supervisor/discover.js';
 
 /** tmux 3.3a may never give a guarded pane its exit status (see `status` below). */
 const STATUS_MAY_BE_LOST = tmuxAtLeast(3, 3) && !tmuxAtLeast(3, 4);
@@ -55,6 +56,8 @@ describe.skipIf(!tmuxAvailable)('exit guard', () => {
       else expect(st).toBe('4');
       // the guard keeps the status itself, for the panes tmux 3.3 lists without one
       expect((await env.tmuxOk('display', '-p', '-t', win, '#{@nerdr_exit_status}')).trim()).toBe('4');
+      // released by the supervisor, which had its last output, not by the guard's own limit
+      expect((await env.tmuxOk('show-options', '-pqv', '-t', win, EXIT_UNCONFIRMED_OPTION)).trim()).toBe('');
     }
     if (lost.length) console.log(`tmux lost the status of ${lost.length} of 12; nerdr has it from the guard`);
     expect(pidAlive(env.serverPid)).toBe(true);
@@ -103,6 +106,8 @@ describe.skipIf(!tmuxAvailable)('exit guard', () => {
     expect(await history(win)).toContain('BYE-NOW');
     const st = await status(win);
     if (st !== 'lost') expect(st).toBe('5');
+    // the guard gave up on the stopped supervisor, and says so on the pane
+    expect((await env.tmuxOk('show-options', '-pqv', '-t', win, EXIT_UNCONFIRMED_OPTION)).trim()).toBe('1');
     expect(pidAlive(env.serverPid)).toBe(true);
     await waitFor(async () => (await env.lsJson()).find((x) => x.name === 'waits' && x.state === 'exited' && x.exitStatus === '5'), { what: 'the supervisor to see the exit, with its status' }).catch(async (err: Error) => {
       // seen failing twice in ~30 runs (once in CI) while a scan's older list of panes could undo

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidAlive, startLiveEnv, tmuxAtLeast, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 import { EXIT_GUARD_WAIT_S } from '../../src/supervisor/create.js';
+import { EXIT_UNCONFIRMED_OPTION } from '../../src/supervisor/discover.js';
 
 async function newAgent(env: LiveEnv, ...args: string[]): Promise<string> {
   const r = await env.nerdr('new', ...args);
@@ -65,9 +66,10 @@ describe.skipIf(!tmuxAvailable)('a flood is paused for the supervisor, and its s
     for (const w of wins) {
       const deadAt = await waitFor(async () => ((await env.tmuxOk('display', '-p', '-t', w.win, '#{pane_dead}')).trim() === '1' ? Date.now() : null), { what: `${w.name} to end`, timeoutMs: 60_000, intervalMs: 50 });
       const endedAt = Number(readFileSync(w.endFile, 'utf8').trim());
-      // released by the supervisor (its marker, or the flood's release), not by the guard's own limit
+      // released by the supervisor (its marker, or the flood's release), not by the guard's own
+      // limit: the guard marks the pane when it gave up (a timing says nothing on a loaded machine)
       console.log(`${w.name}: pane dead ${deadAt - endedAt} ms after its program's end (the guard gives up after ${EXIT_GUARD_WAIT_S} s)`);
-      expect(deadAt - endedAt).toBeLessThan((EXIT_GUARD_WAIT_S - 1) * 1000);
+      expect((await env.tmuxOk('show-options', '-pqv', '-t', w.win, EXIT_UNCONFIRMED_OPTION)).trim()).toBe('');
       const row = await waitFor(async () => (await env.lsJson()).find((x) => x.name === w.name && x.state === 'exited'), { what: `${w.name} exited in ls` });
       // tmux 3.3a can list a guarded pane without its status (exit-guard.test.ts); the guard keeps it
       if (!(tmuxAtLeast(3, 3) && !tmuxAtLeast(3, 4) && !row.exitStatus)) expect(String(row.exitStatus)).toBe(String(3 + Number(w.name.slice(-1))));
@@ -84,11 +86,12 @@ describe.skipIf(!tmuxAvailable)('a flood is paused for the supervisor, and its s
       const n = Number(w.last);
       expect(older).toContain(`${n - 50}\n${n - 49}\n`);
     }
+    // a flood is output faster than the gate's 128 KiB in 100 ms as the supervisor reads it; on a
+    // loaded machine the smaller one may come slower than that (then it is parsed, and tmux's
+    // pause-after covers a supervisor that falls behind), so at least the larger one is a flood
     const text = log();
-    for (const w of wins) {
-      expect(text).toContain(`${w.name} (`);
-      expect(text).toMatch(new RegExp(`${w.name} \\(%\\d+\\): its output floods`));
-    }
+    for (const w of wins) console.log(`${w.name}: ${new RegExp(`${w.name} \\(%\\d+\\): its output floods`).test(text) ? 'a flood' : 'not taken for a flood'}`);
+    expect(text).toMatch(/flood0 \(%\d+\): its output floods/);
   }, 120_000);
 
   it('a program that floods for a while: nerdr explain says so, the light is working, and once it is quiet the flood calms', async () => {
