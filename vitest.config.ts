@@ -30,6 +30,7 @@ const CONTRACT = [
   'stall-holdup',
   'adoption',
   'revival',
+  'holder-hooks',
   'mirror',
   'exit-guard',
   'hostile-names',
