@@ -75,8 +75,8 @@ export function exitChannel(paneId: string): string {
  * its output crashes the server. The guard prints EXIT_MARKER and waits on exitChannel() for
  * the supervisor, which signals it when the marker reaches it; at most EXIT_GUARD_WAIT_S, after
  * which tmux has dropped (pause-after) any output the supervisor was still owed. Then it exits
- * with the program's status, which it has first put in the pane's EXIT_STATUS_OPTION; one it was
-not released from by the supervisor is marked EXIT_UNCONFIRMED_OPTION first. `set -m`
+ * with the program's status, which it has first put in the pane's EXIT_STATUS_OPTION; when its
+ * own limit released it rather than the supervisor, it marks the pane EXIT_UNCONFIRMED_OPTION first. `set -m`
  * gives the program its own process group and the terminal, as if it ran alone (the pane's
  * current command is the program's). The tmux binary and the argv are positional parameters: no
  * user text is in the script.

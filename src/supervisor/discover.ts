@@ -13,9 +13,9 @@ export const HIDDEN_SESSION = '_nerdr';
 export const EXIT_STATUS_OPTION = '@nerdr_exit_status';
 
 /**
- * Set to 1 on a pane whose exit guard (create.ts) gave up waiting for the supervisor (its
- * EXIT_GUARD_WAIT_S passed, or its wait-for failed): output written just before the program's
- * exit may not have reached the mirror. Unset when the supervisor released the pane.
+ * Set to 1 on a pane whose exit guard (create.ts) gave up waiting for the supervisor after
+ * EXIT_GUARD_WAIT_S: output written just before the program's exit may not have reached the
+ * mirror. Unset when the supervisor released the pane.
  */
 export const EXIT_UNCONFIRMED_OPTION = '@nerdr_exit_unconfirmed';
 

@@ -47,8 +47,21 @@ describe.skipIf(!tmuxAvailable)('the holder pane\'s hooks on a real tmux (no sup
     return { pane, pid: panePid(pane) };
   };
   const panePid = (pane: string) => Number(ok('display', '-p', '-t', pane, '#{pane_pid}'));
-  /** The environment of the holder's program (`sh -c 'sleep …'` or, where sh execs, sleep). */
-  const environ = (pid: number): string[] => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  /**
+   * Waits for the holder's program `pid` to carry each of `entries` (NAME=value) in its
+   * environment: a respawn seen at once can still be tmux's fork before its exec, whose
+   * environment is the server's, or the exec itself, which /proc reads as empty.
+   */
+  const carries = async (pid: number, entries: string[]): Promise<void> => {
+    let missing = entries;
+    await waitFor(() => {
+      const env = new Set(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0'));
+      missing = entries.filter((e) => !env.has(e));
+      return missing.length === 0;
+    }, { what: `process ${pid}'s environment to carry ${entries.length} variables` }).catch((err: Error) => {
+      throw new Error(`${err.message}; missing ${missing.length}, the first: ${missing[0]}`);
+    });
+  };
   const paneState = (pane: string) => tmux('display', '-p', '-t', pane, '#{pane_dead} #{pane_pid}').stdout.trim();
 
   /** A control client attaches to _nerdr and leaves; resolves once the fallback after it has run. */
@@ -81,14 +94,19 @@ describe.skipIf(!tmuxAvailable)('the holder pane\'s hooks on a real tmux (no sup
     expect(pending()).toBe('');
   });
 
-  it('kill -9: pane-died respawns the holder with its environment, and the fallback after it finds it alive', async () => {
+  it('kill -9 and the client leaving: the holder is respawned with its environment once, and nothing is pending', async () => {
+    // as when a supervisor dies: its pane dies and its control client leaves. pane-died respawns
+    // the pane at once (3.3a misses it now and then: then the fallback does), and the fallback
+    // after it finds the pane alive: before, its respawn failed there, on every version
     const h = holder();
     process.kill(h.pid, 'SIGKILL');
+    await detachAndWait();
     const pid = await waitFor(() => {
       const [dead, p] = paneState(h.pane).split(' ');
       return dead === '0' && Number(p) !== h.pid ? Number(p) : undefined;
-    }, { what: 'the holder respawned by pane-died' });
-    expect(environ(pid)).toContain(`NERDR_TEST_VALUE=${ENV.NERDR_TEST_VALUE}`);
+    }, { what: 'the holder respawned' });
+    await carries(pid, [`NERDR_TEST_VALUE=${ENV.NERDR_TEST_VALUE}`]);
+    expect(pending()).toBe('');
     await detachAndWait();
     expect(paneState(h.pane)).toBe(`0 ${pid}`);
     expect(pending()).toBe('');
@@ -106,7 +124,7 @@ describe.skipIf(!tmuxAvailable)('the holder pane\'s hooks on a real tmux (no sup
     const [dead, pid] = paneState(h.pane).split(' ');
     expect(dead).toBe('0');
     expect(Number(pid)).not.toBe(h.pid);
-    expect(environ(Number(pid))).toContain(`NERDR_TEST_VALUE=${ENV.NERDR_TEST_VALUE}`);
+    await carries(Number(pid), [`NERDR_TEST_VALUE=${ENV.NERDR_TEST_VALUE}`]);
     expect(pending()).toBe('');
   });
 
@@ -116,12 +134,12 @@ describe.skipIf(!tmuxAvailable)('the holder pane\'s hooks on a real tmux (no sup
     ok(...armArgs(pane, big, version));
     const before = panePid(pane);
     process.kill(before, 'SIGKILL');
+    await detachAndWait();
     const pid = await waitFor(() => {
       const [dead, p] = paneState(pane).split(' ');
       return dead === '0' && Number(p) !== before ? Number(p) : undefined;
     }, { what: 'the holder respawned' });
-    expect(environ(pid)).toEqual(expect.arrayContaining(Object.entries(big).map(([k, v]) => `${k}=${v}`)));
-    await detachAndWait();
+    await carries(pid, Object.entries(big).map(([k, v]) => `${k}=${v}`));
     expect(pending()).toBe('');
   });
 
