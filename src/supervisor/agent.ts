@@ -619,10 +619,15 @@ export class WatchedAgent {
       this._mirror?.clearOsc();
       this.snapshot();
       this.scheduleProbe(this.prober.start());
-    } else if (this.probeTimer) {
-      this.probeTimer.cancel();
-      this.probeTimer = null;
-      this.probeAt = null;
+    } else {
+      if (this.probeTimer) {
+        this.probeTimer.cancel();
+        this.probeTimer = null;
+        this.probeAt = null;
+      }
+      // output tmux dropped for us while the pane was paused (a flood, a release without the
+      // marker) reaches no seed once the program is gone: the dead pane's screen is tmux's last
+      if (this._floodSince !== null || this.floodPaused || this.pausedForUs || this.releasedWithoutMarker) this.snapshot();
     }
     this.apply(dead ? this._arbiter.processExit() : this._arbiter.processStart());
   }

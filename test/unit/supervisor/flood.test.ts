@@ -167,3 +167,36 @@ describe('the exit guard in a flood', () => {
     expect(rig.tmux.sent('wait-for')).toEqual([]);
   });
 });
+
+describe('a flooding pane that dies', () => {
+  it("has its screen taken once more from the dead pane: what tmux dropped for us while paused is in no seed", async () => {
+    rig = await watchMake();
+    const a = rig.sup.agents.get('%1')!;
+    await flood(rig, FLOOD_BYTES);
+    expect(a.outputPaused).toBe(true);
+    const captures = (): number => rig!.tmux.sent('capture-pane').length;
+    const before = captures();
+    // the program printed its last lines while paused (tmux dropped them for us) and exited
+    rig.tmux.pane('%1').screen = ['line 1199999', 'line 1200000', 'FLOOD-END-1'];
+    rig.tmux.pane('%1').dead = true;
+    rig.tmux.pane('%1').deadStatus = '4';
+    rig.channel().notify('subscription-changed', 'nerdr-p $1 @1 1 %1 : 1|4|0|4|');
+    await settle();
+    expect(a.dead).toBe(true);
+    expect(captures()).toBeGreaterThan(before);
+    await a.mirror!.flushed();
+    expect(a.mirror!.renderText().trim()).toBe('line 1199999\nline 1200000\nFLOOD-END-1');
+  });
+
+  it('a pane that never flooded dies without another capture: its marker came in the stream', async () => {
+    rig = await watchMake();
+    const a = rig.sup.agents.get('%1')!;
+    const before = rig.tmux.sent('capture-pane').length;
+    rig.channel().output('%1', 'bye\r\n');
+    rig.tmux.pane('%1').dead = true;
+    rig.channel().notify('subscription-changed', 'nerdr-p $1 @1 1 %1 : 1|0|0|0|');
+    await settle();
+    expect(a.dead).toBe(true);
+    expect(rig.tmux.sent('capture-pane').length).toBe(before);
+  });
+});
