@@ -13,7 +13,7 @@
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { armArgs } from '../../src/supervisor/holder.js';
 import { tmuxAvailable, waitFor } from './helpers/env.js';
@@ -30,14 +30,18 @@ const ENV = { NERDR_TEST_VALUE: 'a#{b} c;d' };
 describe.skipIf(!tmuxAvailable)('the holder pane\'s hooks on a real tmux (no supervisor)', () => {
   let version = '';
   let ticks = 0;
+  let socketPath = '';
 
   beforeAll(() => {
     version = execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim();
     ok('new-session', '-d', '-s', '_nerdr', '-n', '_home', 'sleep 100000');
+    socketPath = ok('display', '-p', '#{socket_path}');
   });
 
   afterAll(() => {
     tmux('kill-server');
+    // tmux 3.3a leaves its socket file behind after kill-server
+    if (socketPath) rmSync(socketPath, { force: true });
   });
 
   /** A new holder window running sleep, armed as a supervisor arms its own pane. */
