@@ -376,7 +376,8 @@ describe.skipIf(!tmuxAvailable)('foundation: the supervisor lives as long as its
     expect(await holder()).toBe('');
     const panes = new Set((await env.tmuxOk('list-panes', '-a', '-F', '#{pane_id}')).split('\n').filter(Boolean));
     for (const hook of (await env.tmuxOk('show-hooks', '-t', '=_nerdr:')).split('\n').filter((l) => /^client-detached\[[12]\]/.test(l))) {
-      const target = /respawn-pane '-t' '(%\d+)'/.exec(hook)?.[1];
+      // the pane it would respawn, as its guard names it (#{==:#{pane_id},%N}, formats doubled)
+      const target = /pane_id\},(%\d+)\}/.exec(hook)?.[1];
       expect(target, hook.slice(0, 80)).toMatch(/^%\d+$/);
       expect(panes.has(target!), `${target} is a live pane`).toBe(false);
     }
