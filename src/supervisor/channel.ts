@@ -61,7 +61,7 @@ export function controlClientChannel(client: ControlClient, startKeeper?: () => 
   let keeper: OutputKeeper | undefined;
   let ended = false;
   if (startKeeper) client.once('attached', () => {
-    if (!ended && !client.isClosed) keeper = startKeeper();
+    if (!ended) keeper = startKeeper();
   });
   const end = () => {
     ended = true;

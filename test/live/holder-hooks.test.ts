@@ -13,10 +13,10 @@
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { armArgs } from '../../src/supervisor/holder.js';
-import { tmuxAvailable, waitFor } from './helpers/env.js';
+import { programEnv, tmuxAvailable, waitFor } from './helpers/env.js';
 
 const SOCKET = `nerdr-test-${randomBytes(6).toString('hex')}`;
 const tmux = (...args: string[]) => spawnSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8', timeout: 10_000 });
@@ -31,11 +31,14 @@ describe.skipIf(!tmuxAvailable)('the holder pane\'s hooks on a real tmux (no sup
   let version = '';
   let ticks = 0;
   let socketPath = '';
+  let serverPid = 0;
 
   beforeAll(() => {
     version = execFileSync('tmux', ['-V'], { encoding: 'utf8' }).trim();
     ok('new-session', '-d', '-s', '_nerdr', '-n', '_home', 'sleep 100000');
-    socketPath = ok('display', '-p', '#{socket_path}');
+    const [sock = '', pid = ''] = ok('display', '-p', '#{socket_path}\t#{pid}').split('\t');
+    socketPath = sock;
+    serverPid = Number(pid);
   });
 
   afterAll(() => {
@@ -44,27 +47,21 @@ describe.skipIf(!tmuxAvailable)('the holder pane\'s hooks on a real tmux (no sup
     if (socketPath) rmSync(socketPath, { force: true });
   });
 
-  /** A new holder window running sleep, armed as a supervisor arms its own pane. */
-  const holder = (): { pane: string; pid: number } => {
+  /** A new holder window running sleep, armed as a supervisor arms its own pane with `vars`. */
+  const holder = (vars: Record<string, string> = ENV): { pane: string; pid: number } => {
     const pane = ok('new-window', '-d', '-P', '-F', '#{pane_id}', '-t', '=_nerdr:', '-n', '_supervisor', 'sleep 100000');
-    ok(...armArgs(pane, ENV, version));
-    return { pane, pid: panePid(pane) };
+    ok(...armArgs(pane, vars, version));
+    return { pane, pid: Number(ok('display', '-p', '-t', pane, '#{pane_pid}')) };
   };
-  const panePid = (pane: string) => Number(ok('display', '-p', '-t', pane, '#{pane_pid}'));
-  /**
-   * Waits for the holder's program `pid` to carry each of `entries` (NAME=value) in its
-   * environment: a respawn seen at once can still be tmux's fork before its exec, whose
-   * environment is the server's, or the exec itself, which /proc reads as empty.
-   */
-  const carries = async (pid: number, entries: string[]): Promise<void> => {
-    let missing = entries;
-    await waitFor(() => {
-      const env = new Set(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0'));
-      missing = entries.filter((e) => !env.has(e));
-      return missing.length === 0;
-    }, { what: `process ${pid}'s environment to carry ${entries.length} variables` }).catch((err: Error) => {
-      throw new Error(`${err.message}; missing ${missing.length}, the first: ${missing[0]}`);
-    });
+  /** The holder's program once respawned in place of `before`: its pid. */
+  const respawned = (pane: string, before: number): Promise<number> =>
+    waitFor(() => {
+      const [dead, p] = paneState(pane).split(' ');
+      return dead === '0' && Number(p) !== before ? Number(p) : undefined;
+    }, { what: 'the holder respawned' });
+  /** Each of `vars` is in the environment of the holder's program `pid`. */
+  const carries = async (pid: number, vars: Record<string, string>): Promise<void> => {
+    expect(await programEnv(pid, serverPid)).toMatchObject(vars);
   };
   const paneState = (pane: string) => tmux('display', '-p', '-t', pane, '#{pane_dead} #{pane_pid}').stdout.trim();
 
@@ -105,11 +102,8 @@ describe.skipIf(!tmuxAvailable)('the holder pane\'s hooks on a real tmux (no sup
     const h = holder();
     process.kill(h.pid, 'SIGKILL');
     await detachAndWait();
-    const pid = await waitFor(() => {
-      const [dead, p] = paneState(h.pane).split(' ');
-      return dead === '0' && Number(p) !== h.pid ? Number(p) : undefined;
-    }, { what: 'the holder respawned' });
-    await carries(pid, [`NERDR_TEST_VALUE=${ENV.NERDR_TEST_VALUE}`]);
+    const pid = await respawned(h.pane, h.pid);
+    await carries(pid, ENV);
     expect(pending()).toBe('');
     await detachAndWait();
     expect(paneState(h.pane)).toBe(`0 ${pid}`);
@@ -128,22 +122,16 @@ describe.skipIf(!tmuxAvailable)('the holder pane\'s hooks on a real tmux (no sup
     const [dead, pid] = paneState(h.pane).split(' ');
     expect(dead).toBe('0');
     expect(Number(pid)).not.toBe(h.pid);
-    await carries(Number(pid), [`NERDR_TEST_VALUE=${ENV.NERDR_TEST_VALUE}`]);
+    await carries(Number(pid), ENV);
     expect(pending()).toBe('');
   });
 
   it('a large environment (npm run sets a hundred variables) is armed whole and carried by the respawn', async () => {
     const big: Record<string, string> = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`NERDR_TEST_V${i}`, `it's value ${i}: #{x} $HOME "q"`]));
-    const pane = ok('new-window', '-d', '-P', '-F', '#{pane_id}', '-t', '=_nerdr:', '-n', '_supervisor', 'sleep 100000');
-    ok(...armArgs(pane, big, version));
-    const before = panePid(pane);
-    process.kill(before, 'SIGKILL');
+    const h = holder(big);
+    process.kill(h.pid, 'SIGKILL');
     await detachAndWait();
-    const pid = await waitFor(() => {
-      const [dead, p] = paneState(pane).split(' ');
-      return dead === '0' && Number(p) !== before ? Number(p) : undefined;
-    }, { what: 'the holder respawned' });
-    await carries(pid, Object.entries(big).map(([k, v]) => `${k}=${v}`));
+    await carries(await respawned(h.pane, h.pid), big);
     expect(pending()).toBe('');
   });
 

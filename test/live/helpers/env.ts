@@ -401,12 +401,12 @@ export function processEnv(pid: number | string): Record<string, string> {
 }
 
 /**
- * The environment of the process running in a pane (its pane pid), once it runs: until the pane's
- * child has exec'd its program, /proc shows the tmux server's environment it was forked with (CI
- * read a window's environment without its NERDR_TAB once, right after `nerdr new`).
+ * The environment of process `pid`, a pane's program, once it runs: until tmux's child has
+ * exec'd it, /proc shows the environment of the tmux server (`serverPid`) it was forked with (CI
+ * read a window's environment without its NERDR_TAB once, right after `nerdr new`; and a holder
+ * respawned by its hook without its variables), and in the exec itself none at all.
  */
-export async function paneEnv(env: LiveEnv, target: string): Promise<Record<string, string>> {
-  const pid = (await env.tmuxOk('display', '-p', '-t', target, '#{pane_pid}')).trim();
+export async function programEnv(pid: number | string, serverPid: number, what = `process ${pid} to start`): Promise<Record<string, string>> {
   const exe = (p: number | string): string | null => {
     try {
       return readlinkSync(`/proc/${p}/exe`);
@@ -414,10 +414,17 @@ export async function paneEnv(env: LiveEnv, target: string): Promise<Record<stri
       return null;
     }
   };
-  const server = exe(env.serverPid);
-  await waitFor(() => {
+  const server = exe(serverPid);
+  return waitFor(() => {
     const mine = exe(pid);
-    return mine !== null && mine !== server;
-  }, { what: `the program of ${target} to start`, timeoutMs: 5000 });
-  return processEnv(pid);
+    if (mine === null || mine === server) return undefined;
+    const env = processEnv(pid);
+    return Object.keys(env).length ? env : undefined;
+  }, { what, timeoutMs: 5000 });
+}
+
+/** The environment of the program running in a pane (programEnv of its pane pid). */
+export async function paneEnv(env: LiveEnv, target: string): Promise<Record<string, string>> {
+  const pid = (await env.tmuxOk('display', '-p', '-t', target, '#{pane_pid}')).trim();
+  return programEnv(pid, env.serverPid, `the program of ${target} to start`);
 }
