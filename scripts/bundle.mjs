@@ -7,10 +7,15 @@
 // (docs/performance.md, "Revival"). bin/nerdr.js runs the bundle when it is at least as new as
 // dist/cli/main.js, the modules otherwise (and under NERDR_UNBUNDLED=1).
 //
+// The held supervisor (`nerdr -S <socket> supervise --holder`, what tmux's holder pane runs and
+// a revival waits for: src/cli/held.ts) in one CommonJS file of its own, which bin/nerdr.js
+// compiles with a V8 code cache kept beside it: a kill -9'd supervisor is ready again without
+// the CLI's commander program, its 53 chunks or Node's ESM loader (docs/performance.md, "Revival").
+//
 // Without rolldown (a devDependency; it asks for Node 20.19+ or 22.12+) there is no bundle, the
 // stale one is removed, and nerdr runs its modules: slower to start, the same otherwise.
 
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,6 +24,12 @@ const out = path.join(root, 'dist', 'bundle');
 
 /** Left to Node at run time: blessed requires its widgets by computed names; execa loads on git's first use; playwright is for tests. */
 const EXTERNAL = [/^node:/, 'blessed', 'execa', 'playwright-core'];
+
+/** A module both imported and loaded lazily (config.js) stays where it is, as intended: no warning. */
+function quietLazy(level, log, handler) {
+  if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
+  handler(level, log);
+}
 
 rmSync(out, { recursive: true, force: true });
 let rolldown;
@@ -32,11 +43,7 @@ const bundle = await rolldown({
   input: { main: path.join(root, 'dist', 'cli', 'main.js') },
   platform: 'node',
   external: EXTERNAL,
-  onLog(level, log, handler) {
-    // a module both imported and loaded lazily (config.js): it stays where it is, as intended
-    if (log.code === 'INEFFECTIVE_DYNAMIC_IMPORT') return;
-    handler(level, log);
-  },
+  onLog: quietLazy,
 });
 // source maps (to tsc's output) are read only under NERDR_DEBUG=1, for its stacks (bin/nerdr.js)
 await bundle.write({ dir: out, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js', sourcemap: true });
@@ -49,3 +56,15 @@ await bundle.close();
 const fast = await rolldown({ input: { 'read-fast': path.join(root, 'dist', 'cli', 'read-fast.js') }, platform: 'node', external: EXTERNAL });
 await fast.write({ dir: path.join(out, 'fast'), format: 'cjs', entryFileNames: '[name].cjs', sourcemap: true });
 await fast.close();
+
+// execa inside, loaded on git's first use all the same (a lazy module of the one file): a dynamic
+// import() from code V8 took from the cache finds no loader on Node 20 ("A dynamic import
+// callback was not specified"), so the held bundle has none
+const held = await rolldown({ input: { held: path.join(root, 'dist', 'cli', 'held.js') }, platform: 'node', external: EXTERNAL.filter((e) => e !== 'execa'), onLog: quietLazy });
+await held.write({ dir: path.join(out, 'held'), format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false, sourcemap: true });
+await held.close();
+const heldImports = [...readFileSync(path.join(out, 'held', 'held.cjs'), 'utf8').matchAll(/\bimport\(\s*["'`]([^"'`]*)/g)].map((m) => m[1]);
+if (heldImports.length > 0) {
+  process.stderr.write(`nerdr: the held supervisor's bundle would import() ${heldImports.join(', ')} at run time, which fails from V8's code cache on Node 20: bundle it (scripts/bundle.mjs, EXTERNAL)\n`);
+  process.exit(1);
+}

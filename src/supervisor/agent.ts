@@ -52,9 +52,10 @@ export interface WindowHost {
   probe(panePid: number): Promise<Identification>;
   /**
    * The arbiter answered: publish it (light, facts, queue, notifications). `limitLapsed`: the
-   * agent's usage limit just reset (`[agents] on_limit`).
+   * agent's usage limit just reset (`[agents] on_limit`). `restored`: the state a previous
+   * supervisor kept, taken back (not announced again).
    */
-  settled(a: WatchedAgent, update: { stateChanged: boolean; change: boolean; limitLapsed?: { words: string; resetAt: number } }): void;
+  settled(a: WatchedAgent, update: { stateChanged: boolean; change: boolean; limitLapsed?: { words: string; resetAt: number }; restored?: boolean }): void;
   /** Something `ls` shows changed without a new state (the agent in it, the exit status, the name). */
   changed(a: WatchedAgent): void;
   /** The pane could not be captured: look at the panes again. */
@@ -117,6 +118,8 @@ export class WatchedAgent {
    * tmux answered a pause of ours or said `%pause`, and no continue went out since.
    */
   private pausedForUs = false;
+  /** Who waits for the first snapshot (screenRead()). */
+  private readonly screenWaiters: Array<() => void> = [];
   /** Output that came while a snapshot's continue was on its way (snapshot()). null: not then, or more than SEED_TAIL_MAX came. */
   private seedTail: Buffer[] | null = null;
   private seedTailBytes = 0;
@@ -215,9 +218,12 @@ export class WatchedAgent {
   get mirror(): Mirror | null {
     return this._mirror;
   }
-  /** A snapshot is on its way: %output for the pane is dropped until it lands. */
+  /**
+   * The screen is not mirrored yet, or a snapshot is on its way (%output for the pane is dropped
+   * until it lands): nothing is typed in (src/supervisor/messages.ts).
+   */
   get seeding(): boolean {
-    return this._seeding;
+    return this._seeding || this._mirror === null;
   }
   get dead(): boolean {
     return this._dead;
@@ -289,13 +295,21 @@ export class WatchedAgent {
   /**
    * The first look: the arbiter hears of the process (a pane `nerdr new` just made starts with
    * the startup grace), takes back what a previous supervisor kept, the prober starts, the
-   * screen is captured.
+   * screen is captured. `look: false`: the screen is taken later (snapshot()); a starting
+   * supervisor is ready first (Supervisor.connect).
    */
-  begin(opts: { fresh: boolean; facts: string }): void {
+  begin(opts: { fresh: boolean; facts: string; look?: boolean }): void {
     this.apply(this._dead ? this._arbiter.processExit() : this._arbiter.processStart({ grace: opts.fresh }));
     if (!opts.fresh && opts.facts) this.restoreFacts(opts.facts);
     if (!this._dead && this.probed) this.scheduleProbe(this.prober.start());
-    this.snapshot();
+    if (opts.look !== false) this.snapshot();
+  }
+
+  /** Resolves once the window's screen is mirrored (its first snapshot in and parsed), or the window is gone. */
+  screenRead(): Promise<void> {
+    if (this.disposed) return Promise.resolve();
+    if (this._mirror) return this._mirror.flushed();
+    return new Promise((resolve) => this.screenWaiters.push(resolve));
   }
 
   /** An agent that was running before this supervisor: take back what the last one knew. */
@@ -303,7 +317,8 @@ export class WatchedAgent {
     try {
       const facts = JSON.parse(json) as PersistedFacts & { spool?: unknown };
       if (facts && Array.isArray(facts.spool)) for (const n of facts.spool) if (typeof n === 'string') this.spoolApplied.add(n);
-      if (facts && facts.v === 1) this.apply(this._arbiter.restoreFacts(facts));
+      // what the last supervisor knew, not news: its done or blocked was announced then
+      if (facts && facts.v === 1) this.apply(this._arbiter.restoreFacts(facts), true);
     } catch {
       this.host.log('warn', `${this._name}: unreadable @nerdr_facts, starting from the screen alone`);
     }
@@ -409,6 +424,7 @@ export class WatchedAgent {
       const seed = buildSeed(r.map((x) => x.lines));
       if (!this._mirror) this._mirror = new Mirror(seed.cols, seed.rows);
       this._mirror.seed(seed);
+      if (this.screenWaiters.length > 0) void this._mirror.flushed().then(() => this.endScreenWaits());
       // output of unknown age came (or more than we keep): taken again, the pane paused first
       const unsure = !tail || (!afterPause && tail.length > 0);
       if (this.snapshotAgain || unsure) {
@@ -772,8 +788,8 @@ export class WatchedAgent {
     this._note = note;
   }
 
-  /** Takes the arbiter's answer: the state, and the one timer for its next deadline. */
-  apply(update: ArbiterUpdate): void {
+  /** Takes the arbiter's answer: the state, and the one timer for its next deadline. `restored`: facts a previous supervisor kept. */
+  apply(update: ArbiterUpdate, restored = false): void {
     // hibernated: the state stays until it wakes (what its tiny program does is not the agent)
     if (this.disposed || this._hibernation) return;
     this.stateTimer?.cancel();
@@ -798,7 +814,7 @@ export class WatchedAgent {
       this._state = v.state;
       this._stateSince = this.host.clock.now();
     }
-    this.host.settled(this, { stateChanged: stateChanged || becameUnknowable, change: update.change !== null, ...(update.limitLapsed ? { limitLapsed: update.limitLapsed } : {}) });
+    this.host.settled(this, { stateChanged: stateChanged || becameUnknowable, change: update.change !== null, ...(update.limitLapsed ? { limitLapsed: update.limitLapsed } : {}), ...(restored ? { restored } : {}) });
   }
 
   /** Ends every timer and the mirror; later lines for the pane are ignored. */
@@ -812,5 +828,10 @@ export class WatchedAgent {
     this.evalTimer = this.stateTimer = this.probeTimer = this.exitMarkerTimer = null;
     this.endFlood(false);
     this._mirror?.dispose();
+    this.endScreenWaits();
+  }
+
+  private endScreenWaits(): void {
+    for (const w of this.screenWaiters.splice(0)) w();
   }
 }

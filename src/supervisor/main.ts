@@ -99,7 +99,11 @@ export async function readSpool(sup: Supervisor, dir: string, log: Logger): Prom
   return reader;
 }
 
-export async function runSupervisor(tmuxSocket: string, opts: { foreground: boolean; holder?: boolean }): Promise<void> {
+/**
+ * Runs the supervisor of the tmux server at `tmuxSocket` until it is stopped. `holder`: in tmux's
+ * holder pane, which revives it. `onReady`: called once, when it answers ready.
+ */
+export async function runSupervisor(tmuxSocket: string, opts: { foreground: boolean; holder?: boolean; onReady?: () => void }): Promise<void> {
   await checkTmuxVersion();
   ensureStateDir();
   const files = serverFiles(tmuxSocket);
@@ -217,6 +221,7 @@ export async function runSupervisor(tmuxSocket: string, opts: { foreground: bool
   reportToHerdr(sup, files.socket, log);
   fleet = followFleet(sup, server, log);
   log('info', `supervisor ${process.pid} ready on ${files.socket}`);
+  opts.onReady?.();
   // every manifest, compiled to say what is wrong with it: after the start (a revival must be ready
   // within 2 s), the agents found so far having compiled theirs
   for (const p of manifests.problems()) log('warn', `manifest ${p.path}: ${p.reason}`);

@@ -320,7 +320,18 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const chosen = parseShowOptions(options);
     this.looks = { looks: looksFromOptions(chosen), bg: lightBgFrom(chosen) };
     this.lights.setLooks(this.looks.looks, this.looks.bg, offlineLookFrom(chosen));
-    await this.scan();
+    // ready once the windows are known and their lights painted from what the last supervisor
+    // kept (@nerdr_facts); their screens are read right after. Read before, ten windows' first
+    // looks (their mirrors' parse, the manifests' first evaluation) were most of a revival's
+    // wait on a loaded machine (docs/performance.md, "Revival"); a read of a screen not taken
+    // yet waits for it (nerdr.read)
+    const looks: WatchedAgent[] = [];
+    this.firstLooks = looks;
+    try {
+      await this.scan();
+    } finally {
+      this.firstLooks = null;
+    }
     this.lights.invalidate();
     await this.runAll([
       command('set-option', '-g', '@nerdr_supervisor_pid', String(process.pid)),
@@ -328,7 +339,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     ]);
     this.ready = true;
     this.log('info', `connected as ${this.clientName} (pid ${this.clientPid}) to ${this.tmuxVersion}; ${this.agents.size} agent(s)`);
+    for (const a of looks) if (this.agents.get(a.paneId) === a) a.snapshot();
   }
+
+  /** While the first scan runs (connect()): the windows it found, whose screens are read once the supervisor is ready. */
+  private firstLooks: WatchedAgent[] | null = null;
 
   async installLights(): Promise<void> {
     const changed = await installLights((args) => this.run(command(args[0]!, ...args.slice(1))));
@@ -371,7 +386,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       const a = new WatchedAgent(p, this.host);
       this.agents.set(p.paneId, a);
       this.log('info', `watching ${p.agent} ${p.windowId} ${p.paneId} "${p.name}"`);
-      a.begin({ fresh: this.fresh.delete(p.paneId), facts: p.facts });
+      a.begin({ fresh: this.fresh.delete(p.paneId), facts: p.facts, look: this.firstLooks === null });
+      this.firstLooks?.push(a);
       if (!p.inHidden) links.push(command('link-window', '-d', '-s', p.windowId, '-t', `=${HIDDEN_SESSION}:`));
       // a new window is a change even when its state stays unknown (a `--cmd` window): it is saved
       this.emit('change', a);
@@ -479,13 +495,15 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   // ---- state -------------------------------------------------------------------------
 
   /** A window took its arbiter's answer: the light, the saved facts, the queue, a notification. */
-  private settled(a: WatchedAgent, u: { stateChanged: boolean; change: boolean; limitLapsed?: { words: string; resetAt: number } }): void {
+  private settled(a: WatchedAgent, u: { stateChanged: boolean; change: boolean; limitLapsed?: { words: string; resetAt: number }; restored?: boolean }): void {
     if (u.limitLapsed) this.limitReset(a, u.limitLapsed);
     if (u.stateChanged) {
       if (a.state === 'done') this.views.schedule();
       // a turn ended: its files may have changed, and with them what its branch conflicts with
       if (a.worktree && (a.state === 'done' || a.state === 'idle')) this.conflicts.turnEnded(a.worktree);
-      if (a.state === 'done' || a.state === 'blocked') this.announce(a);
+      // a state taken back from the last supervisor was announced by it, if at all: a revival
+      // rang every done window's bell again
+      if ((a.state === 'done' || a.state === 'blocked') && !u.restored) this.announce(a);
       this.messages.stateChanged(a);
     } else {
       // the same state, but a message may wait for this look: one queued while the screen was

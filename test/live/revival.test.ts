@@ -39,6 +39,30 @@ function run(file: string, args: string[], env: Record<string, string | undefine
   });
 }
 
+/**
+ * A revival on the new supervisor's own clock: the kill → the new process (tmux's pane-died hook
+ * and respawn, sh's exec; /proc's start time, in 10 ms ticks) → its "starting" log line (Node's
+ * start, the modules) → its "connected" line, written as it turns ready. `ready` is the kill → that
+ * line: what the 2 s is about. The test's own poll sees it later, by as much as its event loop is
+ * late, busy as it is spawning the burst's hooks (up to 0.4 s on a loaded machine).
+ */
+function revivalPhases(pid: number, killedAt: number, log: string): { ready: number; text: string } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+    const began = Date.now() - uptime * 1000 + ticks * 10;
+    const text = readFileSync(log, 'utf8');
+    const start = new RegExp(`^(\\S+) info supervisor ${pid} starting`, 'm').exec(text);
+    const logged = start ? Date.parse(start[1]!) : NaN;
+    const connected = start ? /^(\S+) info connected as /m.exec(text.slice(start.index)) : null;
+    const ready = connected ? Date.parse(connected[1]!) - killedAt : NaN;
+    return { ready, text: `ready ${Math.round(ready)} (respawn ${Math.round(began - killedAt)} load ${Math.round(logged - began)} connect ${Math.round(ready + killedAt - logged)})` };
+  } catch (err) {
+    return { ready: NaN, text: `(phases of ${pid}: ${(err as Error).message})` };
+  }
+}
+
 describe.skipIf(!tmuxAvailable)('the supervisor killed three times during a burst', () => {
   let env: LiveEnv;
   let root = '';
@@ -121,6 +145,7 @@ describe.skipIf(!tmuxAvailable)('the supervisor killed three times during a burs
 
     // --- from here on no nerdr command until the checks: only hooks, reports, tmux and raw socket reads
     const revivals: number[] = [];
+    const phases: string[] = [];
     const watchRevival = async (killed: number, at: number): Promise<void> => {
       const pid = await waitFor(async () => {
         const p = await live();
@@ -131,7 +156,10 @@ describe.skipIf(!tmuxAvailable)('the supervisor killed three times during a burs
         const said = readFileSync(log, 'utf8').trim().split('\n').slice(-12).join(' | ');
         throw new Error(`${err.message}; holder: ${holder.stdout.trim() || holder.stderr.trim()}; log: ${said}`);
       });
-      revivals.push(Date.now() - at);
+      const seen = Date.now() - at;
+      const p = revivalPhases(pid, at, log);
+      revivals.push(p.ready);
+      phases.push(`${p.text}, seen ${seen}`);
       expect(pid).not.toBe(killed);
     };
     const watches: Promise<void>[] = [];
@@ -192,9 +220,9 @@ describe.skipIf(!tmuxAvailable)('the supervisor killed three times during a burs
         reporting = false;
         await reporter.catch(() => undefined);
       }
-      console.log(`revivals (ms from kill -9 to a ready supervisor): ${revivals.join(', ')}`);
+      console.log(`revivals (ms from kill -9 to a ready supervisor): ${phases.join('; ')}`);
       expect(revivals).toHaveLength(3);
-      for (const ms of revivals) expect(ms, `revivals ${revivals.join(", ")} ms`).toBeLessThan(2000);
+      for (const ms of revivals) expect(ms, `revivals: ${phases.join('; ')}`).toBeLessThan(2000);
       const last = ++seq;
       const idle = await report(rep, 'idle', last);
       expect(idle.code, `${idle.stdout}${idle.stderr}`).toBe(0);
@@ -218,6 +246,9 @@ describe.skipIf(!tmuxAvailable)('the supervisor killed three times during a burs
     });
     expect(burst.reduce((n, w) => n + (rows.find((x) => x.name === w.name)?.subagents ?? 0), 0)).toBe(EVENTS);
     expect(rows.find((r) => r.name === 'finished')?.state).toBe('done');
+    // its turn's end was announced once, when it came: not again by each supervisor taking it back
+    const rang = readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('notified "nerdr: finished: ')).length;
+    expect(rang, 'notifications of the finished window').toBe(1);
     expect(rows.find((r) => r.name === 'rep')?.state).not.toBe('working');
     const typed = readFileSync(inputLog, 'utf8');
     for (const m of messages) expect(typed.split(m).length - 1, `${m} typed once`).toBe(1);

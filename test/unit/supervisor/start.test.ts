@@ -1,0 +1,29 @@
+// A starting supervisor (src/supervisor/supervisor.ts, connect()) is ready once it knows the
+// windows and has painted their lights from what the last one kept; their screens are read right
+// after (a read waits for them: methods/read.test.ts).
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRig, type Rig } from './harness.js';
+
+let rig: Rig | null = null;
+afterEach(async () => {
+  await rig?.done();
+  rig = null;
+});
+
+describe('a supervisor starting with windows', () => {
+  it('marks itself ready in tmux before it takes their screens, and takes each right after', async () => {
+    rig = await startRig((t) => {
+      t.addPane({ screen: ['one'] });
+      t.addPane({ screen: ['two'] });
+    });
+    const lines = rig.tmux.lines.map((l) => l.join(' ; '));
+    const ready = lines.findIndex((l) => l.includes('@nerdr_supervisor_pid'));
+    const captures = lines.flatMap((l, k) => (l.includes('capture-pane') ? [k] : []));
+    expect(ready).toBeGreaterThanOrEqual(0);
+    expect(captures).toHaveLength(2);
+    expect(Math.min(...captures)).toBeGreaterThan(ready);
+    expect(rig.sup.ready).toBe(true);
+    expect(rig.sup.agents.get('%1')!.mirror?.renderText()).toMatch(/^one\n/);
+    expect(rig.sup.agents.get('%2')!.mirror?.renderText()).toMatch(/^two\n/);
+  });
+});
