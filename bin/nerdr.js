@@ -51,10 +51,13 @@ function heldCached(file) {
   // CommonJS's own wrapper. No import() in it: code V8 takes from the cache finds no loader for
   // one on Node 20 (scripts/bundle.mjs bundles execa and refuses a bundle that has one)
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${readFileSync(file, 'utf8')}\n})`, { filename: file, cachedData: cached });
+  // the cache's bytes are not held past the compile (the supervisor keeps its memory small)
+  const taken = cached !== undefined && !script.cachedDataRejected;
+  cached = undefined;
   const mod = { exports: {} };
   script.runInThisContext().call(mod.exports, mod.exports, createRequire(file), mod, file, path.dirname(file));
   const keep = () => {
-    if (cached && !script.cachedDataRejected) return;
+    if (taken) return;
     const tmp = `${cacheFile}.${process.pid}`;
     try {
       writeFileSync(tmp, Buffer.concat([Buffer.from(stamp), script.createCachedData()]));
