@@ -814,7 +814,7 @@ export class WatchedAgent {
       this._state = v.state;
       this._stateSince = this.host.clock.now();
     }
-    this.host.settled(this, { stateChanged: stateChanged || becameUnknowable, change: update.change !== null, ...(update.limitLapsed ? { limitLapsed: update.limitLapsed } : {}), ...(restored ? { restored } : {}) });
+    this.host.settled(this, { stateChanged: stateChanged || becameUnknowable, change: update.change !== null, ...(update.limitLapsed ? { limitLapsed: update.limitLapsed } : {}), restored });
   }
 
   /** Ends every timer and the mirror; later lines for the pane are ignored. */

@@ -8,8 +8,6 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, pidAlive, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
-import { serverFiles } from '../../src/paths.js';
-import { request } from '../../src/supervisor/socket/client.js';
 
 const BUNDLE = path.join(REPO_ROOT, 'dist', 'bundle', 'held', 'held.cjs');
 // the supervisor runs on the Node that runs the CLI, which the live tests run on this one
@@ -50,14 +48,14 @@ describe.skipIf(!tmuxAvailable || !existsSync(BUNDLE))('the held supervisor\'s c
     expect(stamp.endsWith('\n')).toBe(true);
 
     writeFileSync(CACHE, stamp + GARBAGE);
-    const files = serverFiles(env.socketPath, env.env);
     const old = (await env.supervisorPid())!;
     expect(old).toBeGreaterThan(0);
     process.kill(old, 'SIGKILL');
+    // no command starts one: tmux revives it (supervisorPid only asks)
     const pid = await waitFor(async () => {
-      const i = (await request(files.socket, 'nerdr.info', {}, { timeoutMs: 500 }).catch(() => null)) as { pid: number; ready: boolean } | null;
-      return i && i.ready && i.pid !== old ? i.pid : undefined;
-    }, { timeoutMs: 15_000, intervalMs: 20, what: 'a revived supervisor' });
+      const p = await env.supervisorPid();
+      return p !== null && p !== old ? p : undefined;
+    }, { timeoutMs: 15_000, what: 'a revived supervisor' });
     expect(pidAlive(pid)).toBe(true);
     await waitFor(() => {
       const b = readFileSync(CACHE);

@@ -4,7 +4,6 @@ import { RpcError } from '../socket/errors.js';
 import type { MethodHost } from './host.js';
 import { method } from './method.js';
 import { findTarget } from './target.js';
-import type { Timer } from '../clock.js';
 
 /** How long a read waits for a window's first look (a window just made, a supervisor just started). */
 export const READ_WAIT_MS = 3000;
@@ -12,9 +11,13 @@ export const READ_WAIT_MS = 3000;
 export const read = method('nerdr.read', async (host: Pick<MethodHost, 'windows' | 'clock'>, p) => {
   const a = findTarget(host, p.target);
   if (!a.mirror) {
-    let timer: Timer | null = null;
-    await Promise.race([a.screenRead(), new Promise<void>((resolve) => (timer = host.clock.after(READ_WAIT_MS, resolve)))]);
-    (timer as Timer | null)?.cancel();
+    await new Promise<void>((resolve) => {
+      const timer = host.clock.after(READ_WAIT_MS, resolve);
+      void a.screenRead().then(() => {
+        timer.cancel();
+        resolve();
+      });
+    });
   }
   if (!a.mirror) throw new RpcError('not_ready', `${a.name} has no screen yet; try again in a moment`);
   const lines = p.lines ?? undefined;

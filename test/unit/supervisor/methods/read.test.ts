@@ -9,6 +9,19 @@ afterEach(async () => {
   rig = null;
 });
 
+/** A new window, watched, whose first snapshot's answers are held (the channel holds them until release). */
+async function unread(r: Rig, screen: string): Promise<string> {
+  r.channel().hold = true;
+  const p = r.tmux.addPane({ screen: [screen] });
+  r.channel().notify('window-add', p.windowId);
+  await r.wait(40);
+  // the scan's answer comes; the snapshot it sends is held
+  r.channel().release();
+  await settle();
+  expect(r.sup.agents.get(p.paneId)?.mirror).toBeNull();
+  return p.paneId;
+}
+
 describe('nerdr.read', () => {
   it("answers the mirrored screen; lines: the last lines that hold something", async () => {
     rig = await startRig((t) => void t.addPane({ screen: ['first', 'second', 'third'] }));
@@ -27,17 +40,9 @@ describe('nerdr.read', () => {
 
   it("a window whose screen is not taken yet: the read waits for it, and says not_ready only after READ_WAIT_MS", async () => {
     rig = await startRig((t) => void t.addPane({ screen: ['first'] }));
-    // a new window: its snapshot's answers are on their way
-    rig.channel().hold = true;
-    rig.tmux.addPane({ screen: ['a new one'] });
-    rig.channel().notify('window-add', '@2');
-    await rig.wait(40);
-    // the scan's answer comes; the snapshot it sends is held
-    rig.channel().release();
-    await settle();
-    expect(rig.sup.agents.get('%2')?.mirror).toBeNull();
+    const second = await unread(rig, 'a new one');
     let answered: { text: string } | null = null;
-    const reading = call(read, hostOf(rig), { target: '%2' }).then((r) => (answered = r));
+    const reading = call(read, hostOf(rig), { target: second }).then((r) => (answered = r));
     await settle();
     expect(answered).toBeNull();
     rig.channel().hold = false;
@@ -46,14 +51,8 @@ describe('nerdr.read', () => {
     expect(answered!.text).toMatch(/^a new one\n/);
 
     // one whose answers never come
-    rig.channel().hold = true;
-    rig.tmux.addPane({ screen: ['never'] });
-    rig.channel().notify('window-add', '@3');
-    await rig.wait(40);
-    rig.channel().release();
-    await settle();
-    expect(rig.sup.agents.get('%3')?.mirror).toBeNull();
-    const failing = call(read, hostOf(rig), { target: '%3' });
+    const third = await unread(rig, 'never');
+    const failing = call(read, hostOf(rig), { target: third });
     failing.catch(() => undefined);
     await rig.wait(READ_WAIT_MS - 100);
     await rig.wait(200);
