@@ -16,10 +16,12 @@ import { SHARED_FIXTURES } from '../shared-fixtures.js';
 
 const FAKE = path.join(REPO_ROOT, 'test', 'live', 'helpers', 'fake-agent.js');
 const IDLE_SCREEN = path.join(SHARED_FIXTURES, 'screens', 'claude', '01-startup-idle.ansi.txt');
+const WORKING_SCREEN = path.join(SHARED_FIXTURES, 'screens', 'claude', '02-working-spinner.ansi.txt');
 const HOOKS = path.join(SHARED_FIXTURES, 'hooks', 'claude-hooks.jsonl');
 const hasFixtures = (() => {
   try {
     readFileSync(IDLE_SCREEN);
+    readFileSync(WORKING_SCREEN);
     readFileSync(HOOKS);
     return true;
   } catch {
@@ -58,11 +60,17 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('the agent\'s status file, live'
     return JSON.parse(r.stdout) as Explained;
   }
 
-  /** A fake claude window whose status file follows `control`; `configDir` sets CLAUDE_CONFIG_DIR. */
+  /**
+   * A fake claude window whose status file follows `control` and whose screen is the file
+   * `show()` names (the idle one at first); `configDir` sets CLAUDE_CONFIG_DIR.
+   */
   async function start(name: string, args: string[], configDir: string | null) {
     const control = path.join(root, `${name}.status.json`);
     writeFileSync(control, JSON.stringify({ status: 'idle' }));
     await env.tmuxOk('set-environment', '-g', 'FAKE_AGENT_STATUS_CONTROL', control);
+    const screen = path.join(root, `${name}.screen`);
+    writeFileSync(screen, IDLE_SCREEN);
+    await env.tmuxOk('set-environment', '-g', 'FAKE_AGENT_CONTROL', screen);
     if (configDir) await env.tmuxOk('set-environment', '-g', 'CLAUDE_CONFIG_DIR', configDir);
     else await env.tmuxOk('set-environment', '-g', '-u', 'CLAUDE_CONFIG_DIR');
     const r = await env.nerdrWith(['new', 'claude', '-d', '--name', name, ...args], { timeoutMs: 60_000, env: { CLAUDE_CONFIG_DIR: configDir ?? undefined } });
@@ -74,7 +82,8 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('the agent\'s status file, live'
     await rec.start(pe.NERDR_SOCKET!);
     await rec.reached('idle', 0, 20_000);
     const set = (fields: Record<string, unknown>): void => writeFileSync(control, JSON.stringify(fields));
-    return { win, rec, set, pe };
+    const show = (file: string): void => writeFileSync(screen, file);
+    return { win, rec, set, show, pe };
   }
 
   it('without hooks the file is the source: working, blocked, working, done; explain names the file', async () => {
@@ -114,9 +123,12 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('the agent\'s status file, live'
   });
 
   it('with hooks, an idle and no Stop hook ends the turn as stopped (idle), by the file, before the screen rule', async () => {
-    const { win, rec, set, pe } = await start('wired', [], null);
-    // the recorded conversation starts (its id replaces the launch's), then its first prompt
+    const { win, rec, set, show, pe } = await start('wired', [], null);
+    // the recorded conversation starts (its id replaces the launch's), then its first prompt;
+    // the screen shows the turn's work, as Claude's does (an idle screen all along would be the
+    // screen rule's after 3 s, a race with this test's own steps on a loaded machine: CI, 3.2a)
     const lines = readFileSync(HOOKS, 'utf8').split('\n');
+    show(WORKING_SCREEN);
     const m = rec.mark;
     for (const name of ['SessionStart', 'UserPromptSubmit']) {
       const line = lines.find((l) => l.includes(`"hook_event_name":"${name}"`))!;
@@ -126,7 +138,9 @@ describe.skipIf(!tmuxAvailable || !hasFixtures)('the agent\'s status file, live'
     await rec.reached('working', m);
     set({ status: 'busy' });
     await waitFor(async () => (await explain(win)).arbiter.status?.status === 'busy', { what: 'the file read: busy' });
+    // stopped: the file says idle and the prompt is drawn again
     set({ status: 'idle' });
+    show(IDLE_SCREEN);
     await rec.reached('idle', m);
     const e = await explain(win);
     expect(e.arbiter.authority).toBe('status');
