@@ -13,6 +13,7 @@
 // flows run once.
 import path from 'node:path';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import LongestFirst from './test/sequencer.js';
 
 /** Files that flood output or events, or measure a stall or memory: two at a time, after the rest. */
 const FLOODS = ['flood', 'stall', 'stall-holdup', 'adoption', 'spool', 'bounded'];
@@ -45,6 +46,8 @@ const CONTRACT = [
   'messages-queue',
   'hibernate',
 ];
+/** Unit files that mock a module (vi.mock): each in a worker of its own, the module loaded afresh. */
+const UNIT_OWN_WORKER = ['test/unit/supervisor/spool-batch.test.ts'];
 /** Live files that wait more than they compute run side by side, this many at once. */
 const LIVE_WORKERS = 6;
 /** Floods at once, across every tmux: two, one per core. */
@@ -115,12 +118,29 @@ export default defineConfig({
   test: {
     // the tiers' table and failures at the end (test/tiers-reporter.ts)
     reporters: ['default', './test/tiers-reporter.ts'],
+    // each group's longest files first, across the tmux builds (test/sequencer.ts)
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         test: {
           ...shared,
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          exclude: UNIT_OWN_WORKER,
+          // files share a worker and its loaded modules: a third of the tier's time was each file
+          // loading src again; test/unit/shared-worker.ts gives the process back after each file
+          isolate: false,
+          setupFiles: ['test/unit/shared-worker.ts'],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'unit-own',
+          include: UNIT_OWN_WORKER,
+          // as many as the unit tier's: a project of one worker would run after every other tier
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
