@@ -32,6 +32,7 @@ const CONTRACT = [
   'adoption',
   'revival',
   'holder-hooks',
+  'control-exit',
   'mirror',
   'exit-guard',
   'hostile-names',

@@ -15,11 +15,12 @@ import { applyHerdrReport, reportError } from './reports.js';
 import { mapHookPayload, refineFact } from '../integrations/events/index.js';
 import { WatchedAgent, type WindowHost } from './agent.js';
 import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
-import { PANE_SUBSCRIPTION_SPEC, parseSubscriptionChange } from './pane-watch.js';
+import { PANE_SUBSCRIPTION, PANE_SUBSCRIPTION_SPEC, parseSubscriptionChange } from './pane-watch.js';
 import { CLIENT_VIEWS_FORMAT, parseClientViews } from './client-list.js';
 import { LightsWriter } from './lights.js';
 import { lightBgFrom, looksFromOptions, offlineLookFrom, parseShowOptions } from '../looks.js';
 import { StatusKeeper, STATUS_SUBSCRIPTION } from './status-keeper.js';
+import { FOCUS_SUBSCRIPTION } from './herdr-uplink.js';
 import { detachRedrawHook } from '../tmux/supervised.js';
 import { Messenger } from './messages.js';
 import { QueueStore, type Receipt } from '../store/queue.js';
@@ -89,6 +90,9 @@ export interface SupervisorOptions {
 
 /** A hibernating agent's tree gets this long after SIGTERM (its own clean exit) before SIGKILL. */
 export const HIBERNATE_TERM_MS = 5000;
+
+/** Every subscription the supervisor's control client may hold (removing one it lacks is no error). */
+const SUBSCRIPTIONS = [PANE_SUBSCRIPTION, STATUS_SUBSCRIPTION, FOCUS_SUBSCRIPTION];
 
 export interface WakeResult {
   conversationId: string;
@@ -974,6 +978,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       // the lights and the summary stay: once this client is gone, tmux shows their offline look
       const cmds = [...new Set([...this.agents.values()].map((a) => a.windowId))].map((w) => command('set-option', '-w', '-t', w, '@nerdr_state', 'unknown'));
       cmds.push(command('set-option', '-gu', '@nerdr_supervisor_pid'));
+      // no subscription left when the client detaches: tmux 3.2a and 3.3a check a control
+      // client's subscriptions once a second, also while it is exiting, when it has no session
+      // any more, and segfault (docs/tmux.md)
+      cmds.push(command('refresh-client', ...SUBSCRIPTIONS.flatMap((name) => ['-B', name])));
       await new Promise<void>((resolve) => channel.send(cmds, () => resolve()));
       await channel.close();
     }

@@ -364,8 +364,12 @@ export class FakeChannel extends EventEmitter<ControlChannelEvents> implements C
     this.emit('notification', name, args);
   }
 
+  /** How many command lines had been sent when the supervisor closed the channel (null: not closed). */
+  closedAt: number | null = null;
+
   async close(): Promise<void> {
     this.closed = true;
+    this.closedAt = this.tmux.lines.length;
   }
 
   kill(): void {

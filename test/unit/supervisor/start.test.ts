@@ -27,3 +27,20 @@ describe('a supervisor starting with windows', () => {
     expect(rig.sup.agents.get('%2')!.mirror?.renderText()).toMatch(/^two\n/);
   });
 });
+
+describe('a supervisor stopping', () => {
+  it('holds no subscription when its control client detaches (tmux 3.2a and 3.3a segfault on one)', async () => {
+    rig = await startRig((t) => t.addPane({ screen: ['one'] }));
+    // one more, as the herdr uplink adds it inside herdr
+    await rig.sup.run("refresh-client -B 'nerdr-f::#{@nerdr_focus_n}'");
+    const channel = rig.channel();
+    await rig.sup.stop();
+    expect(channel.closedAt).not.toBeNull();
+    const before = rig.tmux.lines.slice(0, channel.closedAt!).flat();
+    const made = new Set(before.flatMap((c) => [...c.matchAll(/^refresh-client '?-B'? '?([\w-]+):/g)].map((m) => m[1]!)));
+    expect([...made]).toEqual(expect.arrayContaining(['nerdr-p', 'nerdr-f']));
+    const last = before.findLast((c) => c.startsWith('refresh-client'))!;
+    const removed = [...last.matchAll(/'?-B'? '?([\w-]+)'?(?= |$)/g)].map((m) => m[1]);
+    for (const name of made) expect(removed, `${name} removed before the detach`).toContain(name);
+  });
+});
