@@ -975,13 +975,13 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.statusKeeper.dispose();
     const channel = this.channel;
     if (channel && !channel.closed) {
-      // the lights and the summary stay: once this client is gone, tmux shows their offline look
-      const cmds = [...new Set([...this.agents.values()].map((a) => a.windowId))].map((w) => command('set-option', '-w', '-t', w, '@nerdr_state', 'unknown'));
-      cmds.push(command('set-option', '-gu', '@nerdr_supervisor_pid'));
       // no subscription left when the client detaches: tmux 3.2a and 3.3a check a control
       // client's subscriptions once a second, also while it is exiting, when it has no session
-      // any more, and segfault (docs/tmux.md)
-      cmds.push(command('refresh-client', ...SUBSCRIPTIONS.flatMap((name) => ['-B', name])));
+      // any more, and segfault (docs/tmux.md). First on the line, which a failed command ends.
+      const cmds = [command('refresh-client', ...SUBSCRIPTIONS.flatMap((name) => ['-B', name]))];
+      // the lights and the summary stay: once this client is gone, tmux shows their offline look
+      for (const w of new Set([...this.agents.values()].map((a) => a.windowId))) cmds.push(command('set-option', '-w', '-t', w, '@nerdr_state', 'unknown'));
+      cmds.push(command('set-option', '-gu', '@nerdr_supervisor_pid'));
       await new Promise<void>((resolve) => channel.send(cmds, () => resolve()));
       await channel.close();
     }

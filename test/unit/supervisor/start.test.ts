@@ -39,8 +39,10 @@ describe('a supervisor stopping', () => {
     const before = rig.tmux.lines.slice(0, channel.closedAt!).flat();
     const made = new Set(before.flatMap((c) => [...c.matchAll(/^refresh-client '?-B'? '?([\w-]+):/g)].map((m) => m[1]!)));
     expect([...made]).toEqual(expect.arrayContaining(['nerdr-p', 'nerdr-f']));
-    const last = before.findLast((c) => c.startsWith('refresh-client'))!;
-    const removed = [...last.matchAll(/'?-B'? '?([\w-]+)'?(?= |$)/g)].map((m) => m[1]);
+    // first on its line: a command that fails ends the rest of a tmux command line
+    const line = rig.tmux.lines.slice(0, channel.closedAt!).findLast((l) => l.some((c) => c.startsWith('refresh-client')))!;
+    expect(line[0]).toMatch(/^refresh-client/);
+    const removed = [...line[0]!.matchAll(/'?-B'? '?([\w-]+)'?(?= |$)/g)].map((m) => m[1]);
     for (const name of made) expect(removed, `${name} removed before the detach`).toContain(name);
   });
 });
