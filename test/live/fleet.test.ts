@@ -29,7 +29,10 @@ function makeHost(root: string, name: string): Host {
   mkdirSync(path.join(dir, 'state'), { recursive: true, mode: 0o700 });
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of Object.keys(env)) if (k === 'TMUX' || k === 'TMUX_PANE' || k.startsWith('NERDR_') || k.startsWith('HERDR_')) delete env[k];
-  Object.assign(env, { TMUX_TMPDIR: path.join(dir, 'tmux'), NERDR_STATE_DIR: path.join(dir, 'state'), NERDR_CONFIG_DIR: path.join(dir, 'config'), LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' });
+  // SHELL: the host's own windows run sh, as the live env's do, not the user's login bash and its
+  // rc files (pyenv's rehash there left a stale lock when the test's end killed the shell mid-way,
+  // and every later bash that read it waited 60 s)
+  Object.assign(env, { TMUX_TMPDIR: path.join(dir, 'tmux'), NERDR_STATE_DIR: path.join(dir, 'state'), NERDR_CONFIG_DIR: path.join(dir, 'config'), LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', SHELL: '/bin/sh' });
   return {
     name,
     dir,
