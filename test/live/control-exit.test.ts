@@ -9,18 +9,9 @@
 // checks for the missing session.
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { which } from '../../src/integrations/common.js';
 import { pidAlive, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
-
-/** A command's path on PATH, or null. */
-function which(cmd: string): string | null {
-  try {
-    return execFileSync('sh', ['-c', 'command -v "$1"', 'sh', cmd], { encoding: 'utf8' }).trim() || null;
-  } catch {
-    return null;
-  }
-}
 
 const STRACE = which('strace');
 const TMUX = which('tmux');
