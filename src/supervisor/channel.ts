@@ -104,6 +104,10 @@ export function tmuxControlServer(socket: string): ControlServer {
   };
 }
 
+/** `_nerdr`'s own window, and what it runs: a placeholder, and the anchor of the control client's subscriptions. */
+export const HOME_WINDOW = '_home';
+export const HOME_PROGRAM = ['sh', '-c', "printf 'nerdr internal session: agent windows are linked here so nerdr can watch them.\\n'; exec tail -f /dev/null"];
+
 /**
  * Creates `_nerdr` with its placeholder window when missing; with `startServer`, the tmux
  * server too when none runs (`nerdr restore` after the server is gone).
@@ -111,10 +115,7 @@ export function tmuxControlServer(socket: string): ControlServer {
 export async function ensureHiddenSession(socket: string, opts: { startServer?: boolean } = {}): Promise<void> {
   const has = await tmux(socket, ['has-session', '-t', `=${HIDDEN_SESSION}`]);
   if (has.code === 0) return;
-  const r = await tmux(socket, [
-    'new-session', '-d', '-E', '-s', HIDDEN_SESSION, '-n', '_home', '-x', '160', '-y', '48',
-    'sh', '-c', "printf 'nerdr internal session: agent windows are linked here so nerdr can watch them.\\n'; exec tail -f /dev/null",
-  ], opts);
+  const r = await tmux(socket, ['new-session', '-d', '-E', '-s', HIDDEN_SESSION, '-n', HOME_WINDOW, '-x', '160', '-y', '48', ...HOME_PROGRAM], opts);
   if (r.code !== 0 && !/duplicate session/.test(r.stderr)) {
     throw new NerdrError(`cannot create the ${HIDDEN_SESSION} session: ${r.stderr.trim()}`, '`nerdr doctor` checks the tmux server', { code: 'tmux_error' });
   }

@@ -99,14 +99,22 @@ export const FOCUS_SUBSCRIPTION = 'nerdr-f';
 /**
  * The tmux commands that make a client's focus visible to the supervisor: a hook of our own index
  * (the user's client-focus-in hooks stay) counts focus events in a global option and names the
- * client, and a subscription reports the change (within a second).
+ * client, and a subscription reports the change (within a second): focusSubscription, made on
+ * each new control client.
  */
 export function focusWatchCommands(): string[][] {
   return [
     ['set-option', '-g', '@nerdr_focus_n', '0'],
     ['set-hook', '-g', 'client-focus-in[77]', "set-option -gF @nerdr_focus_client '#{client_name}' ; set-option -gF @nerdr_focus_n '#{e|+:#{@nerdr_focus_n},1}'"],
-    ['refresh-client', '-B', `${FOCUS_SUBSCRIPTION}::#{@nerdr_focus_n}|#{@nerdr_focus_client}`],
   ];
+}
+
+/**
+ * The focus subscription, made on `anchor` (`_nerdr`'s own window, `@3`), not the client's session,
+ * which tmux 3.2a and 3.3a may read after it is gone (src/supervisor/pane-watch.ts).
+ */
+export function focusSubscription(anchor: string): string[] {
+  return ['refresh-client', '-B', `${FOCUS_SUBSCRIPTION}:${anchor}:#{@nerdr_focus_n}|#{@nerdr_focus_client}`];
 }
 
 /** The agent a focused client should be switched to: the oldest blocked, else the oldest done. */

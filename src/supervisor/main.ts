@@ -15,7 +15,7 @@ import { registerMethods } from './api.js';
 import { agentRow } from './rows.js';
 import { fleet as fleetMethod, fleetReload, SUPERVISOR_METHODS, supervisorHost } from './methods/index.js';
 import { inboxWindow } from './methods/host.js';
-import { FOCUS_SUBSCRIPTION, FocusSwitch, focusWatchCommands, HerdrUplink, herdrTarget } from './herdr-uplink.js';
+import { FOCUS_SUBSCRIPTION, FocusSwitch, focusSubscription, focusWatchCommands, HerdrUplink, herdrTarget } from './herdr-uplink.js';
 import { command } from '../tmux/quote.js';
 import type { Timer } from './clock.js';
 import { NerdrError } from '../errors.js';
@@ -259,7 +259,11 @@ function reportToHerdr(sup: Supervisor, socket: string, log: Logger): void {
       (err: Error) => log('warn', `inside herdr: could not switch ${go.client} to ${a.name}: ${err.message}`),
     );
   });
-  for (const c of focusWatchCommands()) void sup.run(command(c[0]!, ...c.slice(1))).catch((err: Error) => log('warn', `inside herdr: ${c[0]} failed: ${err.message}`));
+  const run = (c: string[]): void => void sup.run(command(c[0]!, ...c.slice(1))).catch((err: Error) => log('warn', `inside herdr: ${c[0]} failed: ${err.message}`));
+  for (const c of focusWatchCommands()) run(c);
+  // a subscription is the client's: made again on each new one, and when its window is made again
+  run(focusSubscription(sup.homeWindow));
+  sup.on('anchored', (anchor) => run(focusSubscription(anchor)));
 }
 
 /**

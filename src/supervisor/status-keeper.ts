@@ -39,6 +39,11 @@ export interface StatusKeeperDeps {
   log: Logger;
   /** False once the user has run `nerdr tmux uninstall` (by default: its file is there), asked before every repair. */
   wanted?: () => boolean;
+  /**
+   * The window the subscription is made on (`@3`: `_nerdr`'s own), not the client's session,
+   * which tmux 3.2a and 3.3a may read after it is gone (src/supervisor/pane-watch.ts).
+   */
+  anchor: () => string;
 }
 
 export class StatusKeeper {
@@ -61,7 +66,7 @@ export class StatusKeeper {
    * would bring back the value sent before the repair, and go unreported.
    */
   async subscribe(): Promise<void> {
-    await this.deps.run(['refresh-client', '-B', `${STATUS_SUBSCRIPTION}::${statusSubscriptionFormat()}`]);
+    await this.deps.run(['refresh-client', '-B', `${STATUS_SUBSCRIPTION}:${this.deps.anchor()}:${statusSubscriptionFormat()}`]);
   }
 
   /** The subscription's value changed: look at the options soon (once for a burst of changes). */

@@ -15,7 +15,7 @@ import { applyHerdrReport, reportError } from './reports.js';
 import { mapHookPayload, refineFact } from '../integrations/events/index.js';
 import { WatchedAgent, type WindowHost } from './agent.js';
 import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
-import { PANE_SUBSCRIPTION, PANE_SUBSCRIPTION_SPEC, parseSubscriptionChange } from './pane-watch.js';
+import { paneSubscriptionName, paneSubscriptionSpec, parseSubscriptionChange } from './pane-watch.js';
 import { CLIENT_VIEWS_FORMAT, parseClientViews } from './client-list.js';
 import { LightsWriter } from './lights.js';
 import { lightBgFrom, looksFromOptions, offlineLookFrom, parseShowOptions } from '../looks.js';
@@ -53,7 +53,7 @@ import { stripResumeArgs } from '../store/restore-plan.js';
 import { agentRow } from './rows.js';
 import { resumeFailed } from './restore.js';
 import { HIBERNATED_OPTION, hibernatedArgv, hibernationJson, keptScreen, listProcesses, processTree, treeRssKb, whyNotHibernate, type Hibernation, type TreeProcess } from './hibernate.js';
-import { tmuxControlServer, type ControlChannel, type ControlServer } from './channel.js';
+import { HOME_PROGRAM, HOME_WINDOW, tmuxControlServer, type ControlChannel, type ControlServer } from './channel.js';
 
 /** How far behind (s) our control client may fall before tmux drops its backlog of a pane. */
 export const PAUSE_AFTER_S = 2;
@@ -92,7 +92,8 @@ export interface SupervisorOptions {
 export const HIBERNATE_TERM_MS = 5000;
 
 /** Every subscription the supervisor's control client may hold (removing one it lacks is no error). */
-const SUBSCRIPTIONS = [PANE_SUBSCRIPTION, STATUS_SUBSCRIPTION, FOCUS_SUBSCRIPTION];
+/** The client's session subscriptions; each watched pane has one of its own too (pane-watch.ts). */
+const SUBSCRIPTIONS = [STATUS_SUBSCRIPTION, FOCUS_SUBSCRIPTION];
 
 export interface WakeResult {
   conversationId: string;
@@ -110,6 +111,11 @@ export interface SupervisorEvents {
   receipt: [agent: WatchedAgent, receipt: Receipt];
   /** A subscription other than nerdr's pane one changed (`refresh-client -B` by another part). */
   subscription: [name: string, value: string];
+  /**
+   * A new control client, or `_nerdr`'s own window made again: subscriptions of other parts are
+   * to be made (again) on this window (`@3`), not on the session (src/supervisor/pane-watch.ts).
+   */
+  anchored: [window: string];
   exit: [];
 }
 
@@ -160,7 +166,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     // A light goes out at the end of the turn that changed it, or, within 250 ms of the last
     // flush, at the clock's next 250 ms step: about 4 redraws a second at most.
     this.lights = new LightsWriter((cmds, done) => this.sendLine(cmds, (r) => done(r.map((x) => x.ok))), 0, 250, undefined, this.clock);
-    this.statusKeeper = new StatusKeeper({ run: (args) => this.run(command(args[0]!, ...args.slice(1))), clock: this.clock, log: opts.log });
+    this.statusKeeper = new StatusKeeper({ run: (args) => this.run(command(args[0]!, ...args.slice(1))), clock: this.clock, log: opts.log, anchor: () => this.homeWindow });
     this.on('subscription', (name) => name === STATUS_SUBSCRIPTION && this.statusKeeper.changed());
     const agents = (): Iterable<WatchedAgent> => this.agents.values();
     this.notifier = new Notifier(opts.notify ?? { bell: true, osc: true, desktop: true }, (m) => opts.log('info', m));
@@ -284,6 +290,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private async connect(): Promise<void> {
     const channel = await this.control.open();
     this.channel = channel;
+    // subscriptions are the client's: the new one has none yet (the scan below makes them)
+    this.paneSubs.clear();
     channel.on('output', (pane, data) => this.onOutput(pane, data));
     channel.on('notification', (name, args) => this.onNotification(name, args));
     channel.on('exit', (reason) => void this.onClientExit(channel, reason));
@@ -314,11 +322,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     );
     // the lights' offline look shows at once when this client goes, not at the next status-interval
     await this.run(detachRedrawHook(HIDDEN_SESSION));
-    await this.run(command('refresh-client', '-B', PANE_SUBSCRIPTION_SPEC));
+    await this.findHome();
     if (this.opts.installLights) {
       await this.installLights();
       await this.statusKeeper.subscribe();
     }
+    this.emit('anchored', this.homeWindow);
     // the user's @nerdr-glyph-* / @nerdr-color-* choices (the TPM plugin documents them)
     const options = await this.run(command('show-options', '-g')).catch(() => '');
     const chosen = parseShowOptions(options);
@@ -402,6 +411,37 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       this.forget(a);
       this.log('info', `window ${a.windowId} (${a.name}) is gone`);
     }
+    // each watched pane's own subscription, on this client (pane-watch.ts): new windows', and
+    // after a reconnect every window's
+    const subscribe = [...this.agents.keys()].filter((pane) => !this.paneSubs.has(pane));
+    if (subscribe.length > 0 && this.channel && !this.channel.closed) {
+      for (const pane of subscribe) this.paneSubs.add(pane);
+      this.sendLine([command('refresh-client', ...subscribe.flatMap((pane) => ['-B', paneSubscriptionSpec(pane)]))], () => undefined);
+    }
+  }
+
+  /** The panes subscribed to on the current control client (`nerdr-p%<id>`). */
+  private readonly paneSubs = new Set<string>();
+
+  /**
+   * `_nerdr`'s own window (`@3`), made again when missing: the client's status and focus
+   * subscriptions are made on it rather than on the session, which tmux 3.2a and 3.3a may read
+   * after it is gone (pane-watch.ts). `this.homeWindow` is '' until the first client found it.
+   */
+  homeWindow = '';
+
+  private async findHome(): Promise<void> {
+    // listed, not `display -t`, which answers with another window when the one named is missing
+    const windows = await this.run(command('list-windows', '-t', `=${HIDDEN_SESSION}`, '-F', '#{window_id} #{window_name}'));
+    const found = windows.split('\n').find((l) => l.slice(l.indexOf(' ') + 1) === HOME_WINDOW)?.split(' ')[0];
+    this.homeWindow = found || (await this.run(command('new-window', '-d', '-P', '-F', '#{window_id}', '-t', `=${HIDDEN_SESSION}:`, '-n', HOME_WINDOW, ...HOME_PROGRAM))).trim();
+  }
+
+  /** `_nerdr`'s own window closed (by hand: nerdr never closes it): made again, and what is anchored on it. */
+  private async rehome(): Promise<void> {
+    await this.findHome();
+    if (this.opts.installLights) await this.statusKeeper.subscribe();
+    this.emit('anchored', this.homeWindow);
   }
 
   private forget(a: WatchedAgent): void {
@@ -411,6 +451,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.messages.forget(a);
     this.notifier.forget(a.windowId);
     this.agents.delete(a.paneId);
+    if (this.paneSubs.delete(a.paneId) && !this.stopping) this.sendLine([command('refresh-client', '-B', paneSubscriptionName(a.paneId))], () => undefined);
     this.exitMarkers.forget(a.paneId);
     this.lights.remove(a.windowId);
     this.emit('change', a);
@@ -469,10 +510,12 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
         this.views.schedule();
         break;
       }
-      case 'window-add':
-      case 'unlinked-window-add':
       case 'window-close':
       case 'unlinked-window-close':
+        if (args.trim() === this.homeWindow && this.ready && !this.stopping) void this.rehome().catch((err: Error) => this.log('warn', `could not make ${HIDDEN_SESSION}'s own window again: ${err.message}`));
+      // falls through
+      case 'window-add':
+      case 'unlinked-window-add':
       case 'window-renamed':
       case 'unlinked-window-renamed':
       case 'sessions-changed':
@@ -977,8 +1020,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (channel && !channel.closed) {
       // no subscription left when the client detaches: tmux 3.2a and 3.3a check a control
       // client's subscriptions once a second, also while it is exiting, when it has no session
-      // any more, and segfault (docs/tmux.md). First on the line, which a failed command ends.
-      const cmds = [command('refresh-client', ...SUBSCRIPTIONS.flatMap((name) => ['-B', name]))];
+      // any more (docs/tmux.md; the panes' own are made safe from that, pane-watch.ts). First on
+      // the line, which a failed command ends.
+      const names = [...SUBSCRIPTIONS, ...[...this.paneSubs].map(paneSubscriptionName)];
+      const cmds = [command('refresh-client', ...names.flatMap((name) => ['-B', name]))];
       // the lights and the summary stay: once this client is gone, tmux shows their offline look
       for (const w of new Set([...this.agents.values()].map((a) => a.windowId))) cmds.push(command('set-option', '-w', '-t', w, '@nerdr_state', 'unknown'));
       cmds.push(command('set-option', '-gu', '@nerdr_supervisor_pid'));

@@ -134,6 +134,8 @@ export class FakeTmux {
   readonly globals = new Map<string, string>();
   /** Every command line the supervisor sent, as lists of commands. */
   readonly lines: string[][] = [];
+  /** `_nerdr`'s own window, as `list-windows -t =_nerdr` lists it. */
+  home = '@0';
   /** What `#{version}` answers. */
   version = '3.4';
   /** The server's pid as `#{pid}` and the socket answer it (a killed server and a new one differ). */
@@ -261,6 +263,9 @@ export class FakeTmux {
         }
         return t?.startsWith('@') && !p ? fail(`can't find window: ${t}`) : ok();
       }
+      case 'list-windows':
+        // _nerdr's own window, which the client's subscriptions are made on
+        return ok(w.includes('=_nerdr') ? `${this.home} _home` : '');
       case 'new-window': {
         const p = this.addPane({ name: w[w.indexOf('-n') + 1]!, cwd: w[w.indexOf('-c') + 1]!, agent: '', id: '', secretHash: '', inHidden: true, env: envOf(w) });
         p.argv = w.slice(w.indexOf('--') + 1);
@@ -427,6 +432,8 @@ export interface RigOptions {
   kill?: SupervisorOptions['kill'];
   lifecycle?: SupervisorOptions['lifecycle'];
   plan?: SupervisorOptions['plan'];
+  /** Called with the supervisor before it starts (to listen to what its start emits). */
+  before?: (sup: Supervisor) => void;
 }
 
 /** A supervisor on a fake tmux with the given panes; started (connected, first scan done). */
@@ -455,6 +462,7 @@ export async function startRig(setup: (tmux: FakeTmux) => void = () => undefined
     lifecycle: opts.lifecycle,
     plan: opts.plan ?? (async (agent, args) => ({ argv: [agent, ...args], env: { WIRED: '1' }, notes: [] }) as never),
   });
+  opts.before?.(sup);
   await sup.start();
   await settle();
   const wait = async (ms: number): Promise<void> => {

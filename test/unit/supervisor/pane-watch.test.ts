@@ -1,21 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { PANE_SUBSCRIPTION_SPEC, parseSubscriptionChange } from '../../../src/supervisor/pane-watch.js';
+import { paneSubscriptionSpec, parseSubscriptionChange } from '../../../src/supervisor/pane-watch.js';
 import { CLIENT_VIEWS_FORMAT, parseClientViews } from '../../../src/supervisor/client-list.js';
 
-describe('the nerdr-p subscription', () => {
-  it('subscribes to every pane', () => {
-    expect(PANE_SUBSCRIPTION_SPEC).toBe('nerdr-p:%*:#{pane_dead}|#{pane_dead_status}|#{pane_in_mode}|#{@nerdr_exit_status}|#{pane_current_command}');
+describe("a pane's subscription", () => {
+  it('names its pane and no other (never `%*`: docs/tmux.md)', () => {
+    expect(paneSubscriptionSpec('%12')).toBe('nerdr-p%12:%12:#{pane_dead}|#{pane_dead_status}|#{pane_in_mode}|#{@nerdr_exit_status}|#{pane_current_command}');
   });
 
   it("a pane's change: dead with its status, else the exit guard's; a command may hold a |", () => {
-    expect(parseSubscriptionChange('nerdr-p $1 @1 1 %1 : 1|3|0||')).toEqual({ kind: 'pane', change: { pane: '%1', dead: true, status: '3', inMode: false, command: '' } });
-    expect(parseSubscriptionChange('nerdr-p $1 @1 1 %1 : 1||0|7|')).toMatchObject({ change: { dead: true, status: '7' } });
-    expect(parseSubscriptionChange('nerdr-p $1 @2 0 %4 : 0||1|7|sh -c a|b')).toEqual({ kind: 'pane', change: { pane: '%4', dead: false, status: '', inMode: true, command: 'sh -c a|b' } });
+    expect(parseSubscriptionChange('nerdr-p%1 $1 @1 1 %1 : 1|3|0||')).toEqual({ kind: 'pane', change: { pane: '%1', dead: true, status: '3', inMode: false, command: '' } });
+    expect(parseSubscriptionChange('nerdr-p%1 $1 @1 1 %1 : 1||0|7|')).toMatchObject({ change: { dead: true, status: '7' } });
+    expect(parseSubscriptionChange('nerdr-p%4 $1 @2 0 %4 : 0||1|7|sh -c a|b')).toEqual({ kind: 'pane', change: { pane: '%4', dead: false, status: '', inMode: true, command: 'sh -c a|b' } });
   });
 
   it("another subscription's value is passed on; a line without ' : ' is nothing", () => {
     expect(parseSubscriptionChange('nerdr-status $1 - - - : a : b')).toEqual({ kind: 'other', name: 'nerdr-status', value: 'a : b' });
-    expect(parseSubscriptionChange('nerdr-p $1 @1')).toBeNull();
+    expect(parseSubscriptionChange('nerdr-p%1 $1 @1')).toBeNull();
+    // the name is a pane's only with the pane after it
+    expect(parseSubscriptionChange('nerdr-p $1 @1 1 %1 : 1|3|0||')).toMatchObject({ kind: 'other', name: 'nerdr-p' });
   });
 });
 

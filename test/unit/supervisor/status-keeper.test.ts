@@ -42,7 +42,7 @@ describe.skipIf(!tmuxAvailable)('StatusKeeper on a real server', () => {
     subscribed = 0;
     // a one-shot client cannot subscribe (only a control client can): counted instead
     const keeperRun: RunArgv = (args) => (args[0] === 'refresh-client' ? Promise.resolve(String(++subscribed)) : run(args));
-    keeper = new StatusKeeper({ run: keeperRun, clock, log: (level, m) => logged.push(`${level} ${m}`), wanted: () => wanted });
+    keeper = new StatusKeeper({ run: keeperRun, clock, log: (level, m) => logged.push(`${level} ${m}`), wanted: () => wanted, anchor: () => '@0' });
     await reload({ 'status-right': 'mine', 'window-status-format': '#I:#W', 'status-right-length': '40' });
     await installLights(run);
   });
