@@ -15,7 +15,7 @@ import { applyHerdrReport, reportError } from './reports.js';
 import { mapHookPayload, refineFact } from '../integrations/events/index.js';
 import { WatchedAgent, type WindowHost } from './agent.js';
 import { HIDDEN_SESSION, LIST_PANES_FORMAT, parseLayoutSizes, parsePaneList } from './discover.js';
-import { paneSubscriptionName, paneSubscriptionSpec, parseSubscriptionChange } from './pane-watch.js';
+import { parseSubscriptionChange, windowSubscriptionName, windowSubscriptionSpec } from './pane-watch.js';
 import { CLIENT_VIEWS_FORMAT, parseClientViews } from './client-list.js';
 import { LightsWriter } from './lights.js';
 import { lightBgFrom, looksFromOptions, offlineLookFrom, parseShowOptions } from '../looks.js';
@@ -92,7 +92,7 @@ export interface SupervisorOptions {
 export const HIBERNATE_TERM_MS = 5000;
 
 /** Every subscription the supervisor's control client may hold (removing one it lacks is no error). */
-/** The client's session subscriptions; each watched pane has one of its own too (pane-watch.ts). */
+/** The client's own subscriptions; each window with a watched pane has one of its own too (pane-watch.ts). */
 const SUBSCRIPTIONS = [STATUS_SUBSCRIPTION, FOCUS_SUBSCRIPTION];
 
 export interface WakeResult {
@@ -291,7 +291,8 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     const channel = await this.control.open();
     this.channel = channel;
     // subscriptions are the client's: the new one has none yet (the scan below makes them)
-    this.paneSubs.clear();
+    this.windowSubs.clear();
+    this.paneEntries.clear();
     channel.on('output', (pane, data) => this.onOutput(pane, data));
     channel.on('notification', (name, args) => this.onNotification(name, args));
     channel.on('exit', (reason) => void this.onClientExit(channel, reason));
@@ -411,17 +412,24 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       this.forget(a);
       this.log('info', `window ${a.windowId} (${a.name}) is gone`);
     }
-    // each watched pane's own subscription, on this client (pane-watch.ts): new windows', and
-    // after a reconnect every window's
-    const subscribe = [...this.agents.keys()].filter((pane) => !this.paneSubs.has(pane));
-    if (subscribe.length > 0 && this.channel && !this.channel.closed) {
-      for (const pane of subscribe) this.paneSubs.add(pane);
-      this.sendLine([command('refresh-client', ...subscribe.flatMap((pane) => ['-B', paneSubscriptionSpec(pane)]))], () => undefined);
+    // the subscription of each window with a watched pane, on this client (pane-watch.ts): new
+    // windows', and after a reconnect every window's; a window left without one is dropped
+    const windows = new Set([...this.agents.values()].map((a) => a.windowId));
+    const args = [
+      ...[...windows].filter((w) => !this.windowSubs.has(w)).flatMap((w) => ['-B', windowSubscriptionSpec(w)]),
+      ...[...this.windowSubs].filter((w) => !windows.has(w)).flatMap((w) => ['-B', windowSubscriptionName(w)]),
+    ];
+    if (args.length > 0 && this.channel && !this.channel.closed) {
+      this.windowSubs.clear();
+      for (const w of windows) this.windowSubs.add(w);
+      this.sendLine([command('refresh-client', ...args)], () => undefined);
     }
   }
 
-  /** The panes subscribed to on the current control client (`nerdr-p%<id>`). */
-  private readonly paneSubs = new Set<string>();
+  /** The windows subscribed to on the current control client (`nerdr-p@<id>`). */
+  private readonly windowSubs = new Set<string>();
+  /** Each pane's entry in its window's last value, to pass on only what changed (tmux sends the window's panes together). */
+  private readonly paneEntries = new Map<string, string>();
 
   /**
    * `_nerdr`'s own window (`@3`), made again when missing: the client's status and focus
@@ -451,7 +459,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     this.messages.forget(a);
     this.notifier.forget(a.windowId);
     this.agents.delete(a.paneId);
-    if (this.paneSubs.delete(a.paneId) && !this.stopping) this.sendLine([command('refresh-client', '-B', paneSubscriptionName(a.paneId))], () => undefined);
+    this.paneEntries.delete(a.paneId);
     this.exitMarkers.forget(a.paneId);
     this.lights.remove(a.windowId);
     this.emit('change', a);
@@ -536,7 +544,14 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   private onSubscription(args: string): void {
     const c = parseSubscriptionChange(args);
     if (c?.kind === 'other') this.emit('subscription', c.name, c.value);
-    else if (c) this.agents.get(c.change.pane)?.paneChanged(c.change.dead, c.change.status, c.change.inMode, c.change.command);
+    else if (c) {
+      for (const { raw, change } of c.panes) {
+        const a = this.agents.get(change.pane);
+        if (!a || this.paneEntries.get(change.pane) === raw) continue;
+        this.paneEntries.set(change.pane, raw);
+        a.paneChanged(change.dead, change.status, change.inMode, change.command);
+      }
+    }
   }
 
   // ---- state -------------------------------------------------------------------------
@@ -1022,7 +1037,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       // client's subscriptions once a second, also while it is exiting, when it has no session
       // any more (docs/tmux.md; the panes' own are made safe from that, pane-watch.ts). First on
       // the line, which a failed command ends.
-      const names = [...SUBSCRIPTIONS, ...[...this.paneSubs].map(paneSubscriptionName)];
+      const names = [...SUBSCRIPTIONS, ...[...this.windowSubs].map(windowSubscriptionName)];
       const cmds = [command('refresh-client', ...names.flatMap((name) => ['-B', name]))];
       // the lights and the summary stay: once this client is gone, tmux shows their offline look
       for (const w of new Set([...this.agents.values()].map((a) => a.windowId))) cmds.push(command('set-option', '-w', '-t', w, '@nerdr_state', 'unknown'));

@@ -180,7 +180,7 @@ describe('a flooding pane that dies', () => {
     rig.tmux.pane('%1').screen = ['line 1199999', 'line 1200000', 'FLOOD-END-1'];
     rig.tmux.pane('%1').dead = true;
     rig.tmux.pane('%1').deadStatus = '4';
-    rig.channel().notify('subscription-changed', 'nerdr-p%1 $1 @1 1 %1 : 1|4|0|4|');
+    rig.channel().notify('subscription-changed', 'nerdr-p@1 $1 @1 1 - : %1|1|4|0|4| ');
     await settle();
     expect(a.dead).toBe(true);
     expect(captures()).toBeGreaterThan(before);
@@ -194,7 +194,7 @@ describe('a flooding pane that dies', () => {
     const before = rig.tmux.sent('capture-pane').length;
     rig.channel().output('%1', 'bye\r\n');
     rig.tmux.pane('%1').dead = true;
-    rig.channel().notify('subscription-changed', 'nerdr-p%1 $1 @1 1 %1 : 1|0|0|0|');
+    rig.channel().notify('subscription-changed', 'nerdr-p@1 $1 @1 1 - : %1|1|0|0|0| ');
     await settle();
     expect(a.dead).toBe(true);
     expect(rig.tmux.sent('capture-pane').length).toBe(before);

@@ -134,7 +134,7 @@ describe('evaluation and lights', () => {
   it('the agent exits: exited; a closed window takes its light with it', async () => {
     rig = await startRig((t) => void t.addPane({ screen: IDLE }));
     await rig.wait(20);
-    rig.channel().notify('subscription-changed', 'nerdr-p%1 $1 @1 1 %1 : 1|3|0|');
+    rig.channel().notify('subscription-changed', 'nerdr-p@1 $1 @1 1 - : %1|1|3|0|| ');
     await rig.wait(300);
     const a = rig.sup.agents.get('%1')!;
     expect(a.state).toBe('exited');
@@ -145,12 +145,12 @@ describe('evaluation and lights', () => {
   it('dead before its status (the pty closed before tmux reaped the process): the status follows', async () => {
     rig = await startRig((t) => void t.addPane({ screen: IDLE }));
     await rig.wait(20);
-    rig.channel().notify('subscription-changed', 'nerdr-p%1 $1 @1 1 %1 : 1||0|');
+    rig.channel().notify('subscription-changed', 'nerdr-p@1 $1 @1 1 - : %1|1||0|| ');
     await rig.wait(300);
     const a = rig.sup.agents.get('%1')!;
     expect(a.state).toBe('exited');
     expect(a.deadStatus).toBe('');
-    rig.channel().notify('subscription-changed', 'nerdr-p%1 $1 @1 1 %1 : 1|5|0|');
+    rig.channel().notify('subscription-changed', 'nerdr-p@1 $1 @1 1 - : %1|1|5|0|| ');
     await rig.wait(300);
     expect(a.deadStatus).toBe('5');
   });
@@ -158,7 +158,7 @@ describe('evaluation and lights', () => {
   it("dead without tmux's status (tmux 3.3): the exit guard's status; tmux's own wins when it has one", async () => {
     rig = await startRig((t) => void t.addPane({ screen: IDLE }));
     await rig.wait(20);
-    rig.channel().notify('subscription-changed', 'nerdr-p%1 $1 @1 1 %1 : 1||0|3|');
+    rig.channel().notify('subscription-changed', 'nerdr-p@1 $1 @1 1 - : %1|1||0|3| ');
     await rig.wait(300);
     const a = rig.sup.agents.get('%1')!;
     expect(a.state).toBe('exited');
@@ -166,7 +166,7 @@ describe('evaluation and lights', () => {
     await rig.done();
     rig = await startRig((t) => void t.addPane({ screen: IDLE }));
     await rig.wait(20);
-    rig.channel().notify('subscription-changed', 'nerdr-p%1 $1 @1 1 %1 : 1|0|0|7|');
+    rig.channel().notify('subscription-changed', 'nerdr-p@1 $1 @1 1 - : %1|1|0|0|7| ');
     await rig.wait(300);
     expect(rig.sup.agents.get('%1')!.deadStatus).toBe('0');
   });
@@ -174,7 +174,7 @@ describe('evaluation and lights', () => {
   it("a live pane's stale guard status is not an exit status; a foreground command may hold a |", async () => {
     rig = await startRig((t) => void t.addPane({ screen: IDLE }));
     await rig.wait(20);
-    rig.channel().notify('subscription-changed', 'nerdr-p%1 $1 @1 1 %1 : 0||0|3|a|b');
+    rig.channel().notify('subscription-changed', 'nerdr-p@1 $1 @1 1 - : %1|0||0|3|a\\|b ');
     await rig.wait(300);
     const a = rig.sup.agents.get('%1')!;
     expect(a.state).not.toBe('exited');

@@ -31,7 +31,7 @@ describe("a scan's answer and the lines after it", () => {
     rig.tmux.pane('%1').deadStatus = '5';
     rig.channel().hold = false;
     rig.channel().release();
-    rig.channel().notify('subscription-changed', 'nerdr-p%1 $1 @1 1 %1 : 1|5|0|5|');
+    rig.channel().notify('subscription-changed', 'nerdr-p@1 $1 @1 1 - : %1|1|5|0|5| ');
     await settle();
     expect(a.dead).toBe(true);
     expect(a.deadStatus).toBe('5');
@@ -46,7 +46,7 @@ describe("a respawn's answer and the lines after it", () => {
     const a = rig.sup.agents.get('%1')!;
     // the old program exited
     rig.tmux.pane('%1').dead = true;
-    rig.channel().notify('subscription-changed', 'nerdr-p%1 $1 @1 1 %1 : 1|0|0|0|');
+    rig.channel().notify('subscription-changed', 'nerdr-p@1 $1 @1 1 - : %1|1|0|0|0| ');
     await settle();
     expect(a.dead).toBe(true);
     rig.channel().hold = true;
@@ -55,7 +55,7 @@ describe("a respawn's answer and the lines after it", () => {
     // the new one fails at once: tmux's next line, after the respawn's answer, in the same read
     rig.channel().hold = false;
     rig.channel().release();
-    rig.channel().notify('subscription-changed', 'nerdr-p%1 $1 @1 1 %1 : 1|2|0|2|');
+    rig.channel().notify('subscription-changed', 'nerdr-p@1 $1 @1 1 - : %1|1|2|0|2| ');
     await respawned;
     await settle();
     expect(a.dead).toBe(true);
