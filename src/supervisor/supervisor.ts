@@ -91,8 +91,10 @@ export interface SupervisorOptions {
 /** A hibernating agent's tree gets this long after SIGTERM (its own clean exit) before SIGKILL. */
 export const HIBERNATE_TERM_MS = 5000;
 
-/** Every subscription the supervisor's control client may hold (removing one it lacks is no error). */
-/** The client's own subscriptions; each window with a watched pane has one of its own too (pane-watch.ts). */
+/**
+ * The client's subscriptions besides the windows' own (pane-watch.ts), all made on `_nerdr`'s own
+ * window; removing one it lacks is no error.
+ */
 const SUBSCRIPTIONS = [STATUS_SUBSCRIPTION, FOCUS_SUBSCRIPTION];
 
 export interface WakeResult {
@@ -1035,7 +1037,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     if (channel && !channel.closed) {
       // no subscription left when the client detaches: tmux 3.2a and 3.3a check a control
       // client's subscriptions once a second, also while it is exiting, when it has no session
-      // any more (docs/tmux.md; the panes' own are made safe from that, pane-watch.ts). First on
+      // any more (docs/tmux.md; those nerdr makes are safe from that, pane-watch.ts). First on
       // the line, which a failed command ends.
       const names = [...SUBSCRIPTIONS, ...[...this.windowSubs].map(windowSubscriptionName)];
       const cmds = [command('refresh-client', ...names.flatMap((name) => ['-B', name]))];
