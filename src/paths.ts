@@ -116,6 +116,8 @@ export function serverFiles(socketPath: string, env: NodeJS.ProcessEnv = process
     lock: path.join(dir, `supervisor-${key}.lock`),
     /** The supervisor's recent starts and how they ended (src/supervisor/holder.ts). */
     starts: path.join(dir, `supervisor-${key}.starts.json`),
+    /** Held by the one command that starts the supervisor while others wait (src/cli/context.ts). */
+    starting: path.join(dir, `starting-${key}.lock`),
     spool: path.join(dir, 'spool', key),
     /** Inbox rows snoozed until a time (src/inbox/snooze.ts). */
     snoozes: path.join(dir, `inbox-${key}.snoozed.json`),

@@ -10,6 +10,7 @@ import { argvSafe } from '../tmux/quote.js';
 import { HIDDEN_SESSION } from '../supervisor/discover.js';
 import { failureInLog, findHolder, HOLDER_LIST_FORMAT, holderArgv, holderEnvironment, newHolderArgs, readStarts, startDelay, startFailure, waitingStart } from '../supervisor/holder.js';
 import { readFileSync, statSync } from 'node:fs';
+import { tryLock } from '../store/lock.js';
 
 // how a failed request is reported: in errors.ts, which the fast reads (read-fast.ts) load alone
 export { socketError };
@@ -90,32 +91,50 @@ export async function ensureSupervisor(sock: string): Promise<string> {
   // be closing its pane when this command first looks
   let lookAgain = 0;
   let started = false;
-  while (Date.now() < deadline) {
-    if (!first && Date.now() >= lookAgain) {
-      const now = await startHolder(sock, files.log);
-      // started again: the one started before is gone, before its start record could say why
-      if (now === 'started' && started) {
-        const left = failureInLog(logSince(files.log, logFrom));
-        if (left) throw supervisorFailed(left.why, files.log, left.fix);
+  // one command at a time starts it (a lock while it waits): twelve `nerdr new &` at once started
+  // up to seven supervisors on a loaded machine, six of them only to close again, and each of the
+  // twelve asked tmux for the holder twice a second; the others wait for it to answer, and take
+  // over when the one starting it is gone
+  let starting: (() => void) | null = null;
+  try {
+    while (Date.now() < deadline) {
+      if (!first && Date.now() >= lookAgain) {
+        starting ??= startLock(files.starting);
+        if (starting) {
+          const now = await startHolder(sock, files.log);
+          // started again: the one started before is gone, before its start record could say why
+          if (now === 'started' && started) {
+            const left = failureInLog(logSince(files.log, logFrom));
+            if (left) throw supervisorFailed(left.why, files.log, left.fix);
+          }
+          started ||= now === 'started';
+        }
+        lookAgain = Date.now() + 500;
       }
-      started ||= now === 'started';
-      lookAgain = Date.now() + 500;
+      const i = await info(files.socket, 500);
+      if (ours(i)) return files.socket;
+      const starts = readStarts(files.starts);
+      const failed = startFailure(starts, since);
+      if (failed) throw supervisorFailed(failed.why, files.log, failed.fix);
+      // a crash loop that will not try again before the deadline: said now, not in 10 s
+      const waiting = waitingStart(starts);
+      if (waiting && waiting.until > deadline) throw supervisorFailed(`it keeps failing: ${waiting.why}; it tries again in ${Math.ceil((waiting.until - Date.now()) / 1000)} s`, files.log);
+      await new Promise((r) => setTimeout(r, 50));
     }
-    const i = await info(files.socket, 500);
-    if (ours(i)) return files.socket;
-    const starts = readStarts(files.starts);
-    const failed = startFailure(starts, since);
-    if (failed) throw supervisorFailed(failed.why, files.log, failed.fix);
-    // a crash loop that will not try again before the deadline: said now, not in 10 s
-    const waiting = waitingStart(starts);
-    if (waiting && waiting.until > deadline) throw supervisorFailed(`it keeps failing: ${waiting.why}; it tries again in ${Math.ceil((waiting.until - Date.now()) / 1000)} s`, files.log);
-    await new Promise((r) => setTimeout(r, 50));
+  } finally {
+    starting?.();
   }
   const delay = startDelay(readStarts(files.starts), Date.now());
   if (delay) throw supervisorFailed(`it keeps failing: ${delay.why}`, files.log);
   const left = failureInLog(logSince(files.log, logFrom));
   if (left) throw supervisorFailed(left.why, files.log, left.fix);
   throw new NerdrError('the supervisor did not start within 10 s', `see its log: ${files.log}; \`nerdr supervise --foreground\` shows it start (or fail) in this terminal`, { code: 'supervisor_failed' });
+}
+
+/** The start lock's release when this command took it, null while another live command holds it. */
+function startLock(file: string): (() => void) | null {
+  const got = tryLock(file);
+  return got.ok ? got.release : null;
 }
 
 function supervisorFailed(why: string, log: string, fix?: string): NerdrError {
