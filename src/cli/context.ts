@@ -8,9 +8,9 @@ import { ensureStateDir, nerdrBin, serverFiles } from '../paths.js';
 import { request, SocketRequestError } from '../supervisor/socket/client.js';
 import { argvSafe } from '../tmux/quote.js';
 import { HIDDEN_SESSION } from '../supervisor/discover.js';
-import { failureInLog, findHolder, HOLDER_LIST_FORMAT, holderArgv, holderEnvironment, newHolderArgs, readStarts, startDelay, startFailure, waitingStart } from '../supervisor/holder.js';
+import { failureInLog, findHolder, HOLDER_LIST_FORMAT, holderArgv, holderEnvironment, newHolderArgs, readStarts, startDelay, startFailure, startingNow, waitingStart } from '../supervisor/holder.js';
 import { readFileSync, statSync } from 'node:fs';
-import { tryLock } from '../store/lock.js';
+import { pidAlive, tryLock } from '../store/lock.js';
 
 // how a failed request is reported: in errors.ts, which the fast reads (read-fast.ts) load alone
 export { socketError };
@@ -72,7 +72,8 @@ export async function supervisorAnswers(sock: string): Promise<boolean> {
  * Starts the supervisor for this tmux server if none answers; returns its socket path. A start
  * that fails is said at once, with its reason: the start record's (src/supervisor/holder.ts,
  * written by src/supervisor/main.ts), or, when it died before writing one, what it left in its
- * log. Only a supervisor that says nothing is waited for, 10 s.
+ * log. Only a supervisor that says nothing is waited for, 10 s; 30 s while it runs and has not
+ * answered yet (a loaded machine), said on stderr.
  */
 export async function ensureSupervisor(sock: string): Promise<string> {
   ensureStateDir(process.env, (m) => process.stderr.write(`nerdr: ${m}\n`));
@@ -86,7 +87,8 @@ export async function ensureSupervisor(sock: string): Promise<string> {
   const first = answered && !ours(answered) && answered.ready ? null : answered;
   const since = Date.now();
   const logFrom = fileSize(files.log);
-  const deadline = since + 10_000;
+  let deadline = since + 10_000;
+  let extended = false;
   // the holder is looked at again every half second: a supervisor that was just stopped may still
   // be closing its pane when this command first looks
   let lookAgain = 0;
@@ -97,7 +99,16 @@ export async function ensureSupervisor(sock: string): Promise<string> {
   // over when the one starting it is gone
   let starting: (() => void) | null = null;
   try {
-    while (Date.now() < deadline) {
+    for (;;) {
+      if (Date.now() >= deadline) {
+        // a supervisor that started lately and runs, not answering yet, is slow (a loaded
+        // machine), not silent: it is given 20 s more, and the wait is said
+        const runs = extended ? null : startingNow(readStarts(files.starts), since - 10_000, pidAlive);
+        if (!runs) break;
+        extended = true;
+        deadline += 20_000;
+        process.stderr.write(`nerdr: the supervisor (pid ${runs.pid}) is still starting; waiting up to 20 s more\n`);
+      }
       if (!first && Date.now() >= lookAgain) {
         starting ??= startLock(files.starting);
         if (starting) {
@@ -128,7 +139,7 @@ export async function ensureSupervisor(sock: string): Promise<string> {
   if (delay) throw supervisorFailed(`it keeps failing: ${delay.why}`, files.log);
   const left = failureInLog(logSince(files.log, logFrom));
   if (left) throw supervisorFailed(left.why, files.log, left.fix);
-  throw new NerdrError('the supervisor did not start within 10 s', `see its log: ${files.log}; \`nerdr supervise --foreground\` shows it start (or fail) in this terminal`, { code: 'supervisor_failed' });
+  throw new NerdrError(`the supervisor did not start within ${extended ? 30 : 10} s`, `see its log: ${files.log}; \`nerdr supervise --foreground\` shows it start (or fail) in this terminal`, { code: 'supervisor_failed' });
 }
 
 /** The start lock's release when this command took it, null while another live command holds it. */

@@ -236,6 +236,14 @@ export function startFailure(starts: StartRecord[], since: number): { why: strin
 }
 
 /**
+ * A supervisor that started since `since` (ms) and runs, not yet answering: the newest such
+ * start, or null. `alive` says whether a pid runs. Pure.
+ */
+export function startingNow(starts: StartRecord[], since: number, alive: (pid: number) => boolean): StartRecord | null {
+  return starts.filter((s) => s.ended === null && s.at >= since && alive(s.pid)).sort((a, b) => b.at - a.at)[0] ?? null;
+}
+
+/**
  * A crash loop under way: the newest start, waiting out the delay startDelay gave it, and when it
  * tries again (ms), or null when no start waits. Pure.
  */

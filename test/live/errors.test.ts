@@ -4,10 +4,13 @@
 // startFailure), shown by the CLI's ensureSupervisor (src/cli/context.ts). The statuses other live
 // tests do not reach are here: 3 from `supervisor status`, 6 from `events --no-start` (124 and 3
 // of `wait`: messages-wait.test.ts; 5: events.test.ts; 2: hooks.test.ts, selftest.test.ts).
-import { rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverFiles } from '../../src/paths.js';
-import { startLiveEnv, tmuxAvailable, type LiveEnv } from './helpers/env.js';
+import { processStartTicks } from '../../src/store/lock.js';
+import { writeStarts } from '../../src/supervisor/holder.js';
+import { NERDR_BIN, startLiveEnv, tmuxAvailable, waitFor, type LiveEnv } from './helpers/env.js';
 
 describe.skipIf(!tmuxAvailable)('a supervisor that cannot start', () => {
   let env: LiveEnv;
@@ -58,6 +61,42 @@ describe.skipIf(!tmuxAvailable)('a supervisor that cannot start', () => {
       rmSync(socket, { force: true });
     }
   }, 40_000);
+
+  it('a start under way is waited for, 20 s more while it runs without answering, and taken over once the command starting it is gone', async () => {
+    // a sleep stands for a command that holds the start lock (src/cli/context.ts) and for the
+    // supervisor it started, which runs and has not answered yet (a loaded machine)
+    const files = serverFiles(env.socketPath, env.env);
+    const logFrom = env.supervisorLog().length;
+    const starts = () => env.supervisorLog().slice(logFrom).match(/starting in tmux's holder pane/g) ?? [];
+    const stand = spawn('sleep', ['120'], { stdio: 'ignore' });
+    const pid = stand.pid!;
+    env.track(pid);
+    const start = await waitFor(() => processStartTicks(pid), { what: 'the sleep to run' });
+    writeFileSync(files.starting, `${pid} stand-in ${Date.now()} ${start}\n`);
+    writeStarts(files.starts, [{ at: Date.now(), pid, ended: null }]);
+    const cli = spawn(process.execPath, [NERDR_BIN, '-L', env.server, 'supervisor', 'start'], { env: env.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    env.track(cli.pid!);
+    let stderr = '';
+    let stdout = '';
+    cli.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    cli.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    const exited = new Promise<number | null>((r) => cli.on('exit', (code) => r(code)));
+    try {
+      await waitFor(() => /still starting/.test(stderr), { what: 'the command to say it waits longer', timeoutMs: 20_000 });
+      expect(stderr).toBe(`nerdr: the supervisor (pid ${pid}) is still starting; waiting up to 20 s more\n`);
+      // it started nothing while the lock was held
+      expect(starts()).toHaveLength(0);
+      stand.kill('SIGKILL');
+      expect(await exited).toBe(0);
+      expect(stdout).toMatch(/^started: pid \d+\n$/);
+      expect(starts()).toHaveLength(1);
+      expect(existsSync(files.starting)).toBe(false);
+    } finally {
+      stand.kill('SIGKILL');
+      cli.kill('SIGKILL');
+      await env.nerdr('supervisor', 'stop');
+    }
+  }, 60_000);
 
   it('an unknown agent on a running supervisor: the code and its fix from the table', async () => {
     const r = await env.nerdr('read', 'nosuch');

@@ -12,6 +12,7 @@ import {
   recentCrashes,
   startDelay,
   startFailure,
+  startingNow,
   waitingStart,
   withEnd,
   withReady,
@@ -113,6 +114,20 @@ describe('crash loops', () => {
 
 describe("a failed start, said at once (the CLI's ensureSupervisor)", () => {
   const since = 1_000_000;
+  it('a start since then that runs and has not ended is still starting: the newest, whose pid is alive', () => {
+    const alive = (pid: number) => pid !== 3;
+    const starts: StartRecord[] = [
+      { at: since - 5000, pid: 1, ended: null }, // before: a supervisor that runs (and answers or hangs)
+      { at: since + 10, pid: 2, ended: null },
+      { at: since + 20, pid: 3, ended: null }, // killed without a word
+      { at: since + 30, pid: 4, ended: { at: since + 40, clean: true, why: 'another supervisor runs' } },
+    ];
+    expect(startingNow(starts, since, alive)?.pid).toBe(2);
+    expect(startingNow(starts.slice(2), since, alive)).toBeNull();
+    expect(startingNow(starts, since - 10_000, alive)?.pid).toBe(2);
+    expect(startingNow(starts.slice(0, 1), since - 10_000, alive)?.pid).toBe(1);
+    expect(startingNow([], since, alive)).toBeNull();
+  });
   it('the newest end since the command began waiting that was not on purpose', () => {
     const starts: StartRecord[] = [
       { at: since - 5000, pid: 1, ended: { at: since - 4000, clean: false, why: 'an old crash' } },
