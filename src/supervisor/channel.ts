@@ -46,6 +46,11 @@ export interface ControlServer {
    * same socket), so the supervisor stops rather than serve it in the new one's place.
    */
   serverPid?(): Promise<number | null>;
+  /**
+   * `list-clients -F format` run by a plain tmux command, not a control client: what the
+   * supervisor looks at before its own control clients attach (src/supervisor/stale.ts).
+   */
+  clients?(format: string): Promise<string>;
 }
 
 /**
@@ -100,6 +105,10 @@ export function tmuxControlServer(socket: string): ControlServer {
       const r = await tmux(socket, ['display', '-p', '#{pid}']);
       const pid = Number(r.stdout.trim());
       return r.code === 0 && pid > 0 ? pid : null;
+    },
+    clients: async (format) => {
+      const r = await tmux(socket, ['list-clients', '-F', format]);
+      return r.code === 0 ? r.stdout : '';
     },
   };
 }

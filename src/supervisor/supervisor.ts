@@ -289,7 +289,26 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     }
   }
 
+  /** Waits, 2 s at most, until tmux lists these control clients of ours (the output keeper). */
+  private async keeperAttached(pids: number[]): Promise<void> {
+    if (!pids.length) return;
+    const deadline = this.clock.now() + 2000;
+    for (;;) {
+      const listed = (await this.run(command('list-clients', '-F', '#{client_pid}'))).split('\n').map(Number);
+      if (pids.every((p) => listed.includes(p))) return;
+      if (this.clock.now() >= deadline) {
+        this.log('warn', `the output keeper (pid ${pids.join(', ')}) is not attached after 2 s; going on`);
+        return;
+      }
+      await sleep(this.clock, 10);
+    }
+  }
+
   private async connect(): Promise<void> {
+    // the control clients of a supervisor that died go before ours come: one that detaches while
+    // ours are still identifying themselves would crash tmux < 3.7 (src/supervisor/stale.ts)
+    const clients = this.control.clients?.bind(this.control);
+    if (clients) await endStaleClients({ list: clients, me: { name: '', pid: -1 }, clock: this.clock, log: this.log });
     const channel = await this.control.open();
     this.channel = channel;
     // subscriptions are the client's: the new one has none yet (the scan below makes them)
@@ -312,7 +331,10 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
     // tmux 3.2 sizes windows by an unsized control client too (80x24): be ignored while a user's
     // client is attached, and have _nerdr's size while none is
     if (this.tmux.controlClientSized) await this.runAll(['refresh-client -f ignore-size', 'refresh-client -C 160x48']);
-    await endStaleClients({ run: (c) => this.run(c), me: { name: this.clientName, pid: this.clientPid, companions: channel.companions ?? [] }, clock: this.clock, log: this.log });
+    // the output keeper is its own control client, started once ours attached: nothing that makes
+    // tmux notify every control client (a client detaching, below) runs before it is attached too
+    await this.keeperAttached(channel.companions ?? []);
+    await endStaleClients({ list: (f) => this.run(command('list-clients', '-F', f)), me: { name: this.clientName, pid: this.clientPid, companions: channel.companions ?? [] }, clock: this.clock, log: this.log });
     await this.runAll([
       command('set-option', '-t', `=${HIDDEN_SESSION}:`, 'destroy-unattached', 'off'),
       command('set-option', '-t', `=${HIDDEN_SESSION}:`, 'detach-on-destroy', 'on'),

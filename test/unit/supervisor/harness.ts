@@ -12,6 +12,7 @@ import type { Clock, Timer } from '../../../src/supervisor/clock.js';
 import type { ControlChannel, ControlChannelEvents, ControlServer } from '../../../src/supervisor/channel.js';
 import type { Reply } from '../../../src/tmux/client.js';
 import { paneListRow } from '../../../src/supervisor/discover.js';
+import { pidAlive } from '../../../src/store/lock.js';
 import { SNAPSHOT_DISPLAY_FORMAT } from '../../../src/mirror/seed.js';
 import { ManifestRegistry } from '../../../src/detect/index.js';
 import { Supervisor, type SupervisorOptions } from '../../../src/supervisor/supervisor.js';
@@ -138,6 +139,17 @@ export class FakeTmux {
   home = '@0';
   /** What `#{version}` answers. */
   version = '3.4';
+  /** The channel's output keeper (its pid, as `companions` says it): listed by list-clients from the `keeperListedAt`th list on. */
+  keeper: number | null = null;
+  keeperListedAt = 1;
+  /** The number of list-clients asked so far (through the channel or plainly). */
+  clientLists = 0;
+  /** For each plain list-clients (before a control client: ControlServer.clients), how many channels were opened before it. */
+  readonly plainLists: number[] = [];
+  /** How many channels were opened. */
+  opened = 0;
+  /** Each list-clients: through a channel or plainly, and the pids it listed. */
+  readonly listed: { channel: boolean; pids: number[] }[] = [];
   /** The server's pid as `#{pid}` and the socket answer it (a killed server and a new one differ). */
   serverPid: number | null = 1;
   private next = 1;
@@ -201,25 +213,8 @@ export class FakeTmux {
             .join('')
             .replace(/\n$/, ''),
         );
-      case 'list-clients': {
-        const format = w[w.length - 1]!;
-        return ok(
-          this.clients
-            .map((c) =>
-              format
-                .replace('#{client_name}', c.name)
-                .replace('#{client_pid}', String(c.pid ?? 1))
-                .replace('#{client_control_mode}', c.control ? '1' : '0')
-                .replace('#{session_name}', c.session ?? 'user')
-                .replace('#{window_id}', c.windowId)
-                .replace('#{pane_in_mode}', c.inMode ? '1' : '0')
-                .replace('#{client_flags}', c.focused ? 'attached,focused' : 'attached')
-                .replace('#{pane_tty}', '')
-                .replace('#{allow-passthrough}', 'off'),
-            )
-            .join('\n'),
-        );
-      }
+      case 'list-clients':
+        return ok(this.listClients(w[w.length - 1]!));
       case 'display': {
         const format = w[w.length - 1]!;
         if (format.startsWith('#{client_name}')) return ok(`client-1\t1\t${this.version}\t1`);
@@ -299,6 +294,31 @@ export class FakeTmux {
     }
   }
 
+  /** list-clients -F format, as tmux answers it (the keeper only on a channel's: it comes with one). */
+  listClients(format: string, channel = true): string {
+    this.clientLists++;
+    // a client whose (real) process ended is gone from the list, as tmux drops it
+    const clients = (channel && this.keeper !== null && this.clientLists >= this.keeperListedAt
+      ? [...this.clients, { name: 'keeper', pid: this.keeper, session: '_nerdr', control: true, windowId: '@0', focused: false, inMode: false }]
+      : this.clients
+    ).filter((c) => c.pid === undefined || c.pid === this.keeper || pidAlive(c.pid));
+    this.listed.push({ channel, pids: clients.map((c) => c.pid ?? 1) });
+    return clients
+      .map((c) =>
+        format
+          .replace('#{client_name}', c.name)
+          .replace('#{client_pid}', String(c.pid ?? 1))
+          .replace('#{client_control_mode}', c.control ? '1' : '0')
+          .replace('#{session_name}', c.session ?? 'user')
+          .replace('#{window_id}', c.windowId)
+          .replace('#{pane_in_mode}', c.inMode ? '1' : '0')
+          .replace('#{client_flags}', c.focused ? 'attached,focused' : 'attached')
+          .replace('#{pane_tty}', '')
+          .replace('#{allow-passthrough}', 'off'),
+      )
+      .join('\n');
+  }
+
   /** The supervisor's channels come from here; `open` counts how many were made. */
   server(): ControlServer & { channel: FakeChannel | null; opened: number } {
     const self = this;
@@ -307,11 +327,16 @@ export class FakeTmux {
       opened: 0,
       async open() {
         this.opened++;
+        self.opened++;
         this.channel = new FakeChannel(self);
         return this.channel;
       },
       running: async () => true,
       serverPid: async () => self.serverPid,
+      async clients(format) {
+        self.plainLists.push(self.opened);
+        return self.listClients(format, false);
+      },
     };
   }
 }
@@ -342,6 +367,10 @@ export class FakeChannel extends EventEmitter<ControlChannelEvents> implements C
 
   constructor(private readonly tmux: FakeTmux) {
     super();
+  }
+
+  get companions(): number[] {
+    return this.tmux.keeper === null ? [] : [this.tmux.keeper];
   }
 
   send(commands: string[], done: (replies: Reply[]) => void): void {

@@ -29,12 +29,46 @@ describe('connecting', () => {
         t.clients.push({ name: 'user', control: false, pid: user.pid!, session: '_nerdr', windowId: '@0', focused: true, inMode: false });
       }, { clock: systemClock }); // it waits, in real time, for the process to go
       expect(await ended).toBe('SIGTERM');
+      // before the supervisor's own control client came (a client that detaches while another
+      // identifies itself crashes tmux < 3.7): found by a plain list-clients, and waited for
+      // until tmux no longer lists it
+      expect(rig.tmux.plainLists.every((opened) => opened === 0)).toBe(true);
+      expect(rig.tmux.listed[0]).toEqual({ channel: false, pids: [stale.pid, user.pid] });
+      expect(rig.tmux.listed.at(-2)).toEqual({ channel: false, pids: [user.pid] });
+      expect(rig.tmux.listed.at(-1)).toEqual({ channel: true, pids: [user.pid] });
+      expect(rig.logs.filter((l) => l.includes('ending stale control client'))).toHaveLength(1);
       expect(user.exitCode).toBeNull();
       expect(rig.logs.some((l) => l.includes('ending stale control client old-supervisor'))).toBe(true);
     } finally {
       stale.kill('SIGKILL');
       user.kill('SIGKILL');
     }
+  });
+});
+
+describe('the output keeper', () => {
+  const firstIndex = (r: Rig, text: string) => r.tmux.lines.findIndex((l) => l.some((c) => c.includes(text)));
+  const listsBefore = (r: Rig, index: number) => r.tmux.lines.slice(0, index).filter((l) => l.some((c) => c.startsWith('list-clients'))).length;
+
+  it('is listed by tmux before the supervisor goes on (nothing makes tmux notify every control client while it identifies itself)', async () => {
+    rig = await startRig((t) => {
+      t.keeper = 4242;
+      t.keeperListedAt = 3; // the plain list before the channel is the first
+    }, { clock: systemClock });
+    const next = firstIndex(rig, 'destroy-unattached');
+    expect(next).toBeGreaterThan(0);
+    // two lists through the channel: the keeper was not there at the first
+    expect(listsBefore(rig, next)).toBe(3); // the two waits and the stale clients' sweep
+    expect(rig.logs.some((l) => l.includes('output keeper'))).toBe(false);
+  });
+
+  it('one that never shows is waited for 2 s, said in the log, and the supervisor goes on', async () => {
+    rig = await startRig((t) => {
+      t.keeper = 4242;
+      t.keeperListedAt = Number.POSITIVE_INFINITY;
+    }, { clock: systemClock });
+    expect(rig.sup.ready).toBe(true);
+    expect(rig.logs.some((l) => l.includes('the output keeper (pid 4242) is not attached after 2 s; going on'))).toBe(true);
   });
 });
 
