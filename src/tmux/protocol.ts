@@ -24,8 +24,12 @@ const OUTPUT = Buffer.from('%output ');
 const EXT_OUTPUT = Buffer.from('%extended-output ');
 const SEP = Buffer.from(' : ');
 
+/** Compared byte by byte in JS: the prefixes are a few bytes, and Buffer#compare is a call into C++ (a profile of 101 quiet windows put it beside the parser's own time). */
 function startsWith(line: Buffer, prefix: Buffer): boolean {
-  return line.length >= prefix.length && line.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
+  const n = prefix.length;
+  if (line.length < n) return false;
+  for (let i = 0; i < n; i++) if (line[i] !== prefix[i]) return false;
+  return true;
 }
 
 export class LineSplitter {
