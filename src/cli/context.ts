@@ -10,7 +10,7 @@ import { argvSafe } from '../tmux/quote.js';
 import { HIDDEN_SESSION } from '../supervisor/discover.js';
 import { failureInLog, findHolder, HOLDER_LIST_FORMAT, holderArgv, holderEnvironment, newHolderArgs, readStarts, startDelay, startFailure, startingNow, waitingStart } from '../supervisor/holder.js';
 import { readFileSync, statSync } from 'node:fs';
-import { pidAlive, tryLock } from '../store/lock.js';
+import { pidAlive, readLockHolder, tryLock } from '../store/lock.js';
 
 // how a failed request is reported: in errors.ts, which the fast reads (read-fast.ts) load alone
 export { socketError };
@@ -139,7 +139,10 @@ export async function ensureSupervisor(sock: string): Promise<string> {
   if (delay) throw supervisorFailed(`it keeps failing: ${delay.why}`, files.log);
   const left = failureInLog(logSince(files.log, logFrom));
   if (left) throw supervisorFailed(left.why, files.log, left.fix);
-  throw new NerdrError(`the supervisor did not start within ${extended ? 30 : 10} s`, `see its log: ${files.log}; \`nerdr supervise --foreground\` shows it start (or fail) in this terminal`, { code: 'supervisor_failed' });
+  // another command took the start and never made it (stopped with ^Z, say): named, with its pid
+  const holder = readLockHolder(files.starting);
+  const by = holder !== null && holder !== process.pid ? `; another nerdr command (pid ${holder}) was starting it and has not finished` : '';
+  throw new NerdrError(`the supervisor did not start within ${extended ? 30 : 10} s${by}`, `see its log: ${files.log}; \`nerdr supervise --foreground\` shows it start (or fail) in this terminal`, { code: 'supervisor_failed' });
 }
 
 /** The start lock's release when this command took it, null while another live command holds it. */

@@ -98,6 +98,25 @@ describe.skipIf(!tmuxAvailable)('a supervisor that cannot start', () => {
     }
   }, 60_000);
 
+  it('a command that took the start and never made it is named when the wait runs out', async () => {
+    // a sleep stands for a `nerdr` command stopped (^Z) while it held the start lock: no
+    // supervisor starts, and after 10 s the waiting command says who holds it
+    const files = serverFiles(env.socketPath, env.env);
+    const stand = spawn('sleep', ['120'], { stdio: 'ignore' });
+    const pid = stand.pid!;
+    env.track(pid);
+    const start = await waitFor(() => processStartTicks(pid), { what: 'the sleep to run' });
+    writeFileSync(files.starting, `${pid} stand-in ${Date.now()} ${start}\n`);
+    try {
+      const r = await env.nerdr('supervisor', 'start');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(new RegExp(`^nerdr: the supervisor did not start within 10 s; another nerdr command \\(pid ${pid}\\) was starting it and has not finished\n {2}fix: see its log: `));
+    } finally {
+      stand.kill('SIGKILL');
+      rmSync(files.starting, { force: true });
+    }
+  }, 40_000);
+
   it('an unknown agent on a running supervisor: the code and its fix from the table', async () => {
     const r = await env.nerdr('read', 'nosuch');
     expect(r.code).toBe(1);
