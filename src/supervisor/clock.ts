@@ -116,3 +116,13 @@ export const systemClock: Clock = {
 export function sleep(clock: Clock, ms: number): Promise<void> {
   return new Promise((resolve) => void clock.after(ms, resolve));
 }
+
+/** Checks `done` at once and every `everyMs` until it holds or `withinMs` have passed on the clock; says whether it held. */
+export async function until(clock: Clock, done: () => boolean | Promise<boolean>, withinMs: number, everyMs: number): Promise<boolean> {
+  const deadline = clock.now() + withinMs;
+  for (;;) {
+    if (await done()) return true;
+    if (clock.now() >= deadline) return false;
+    await sleep(clock, everyMs);
+  }
+}

@@ -6,7 +6,7 @@
 
 import { pidAlive } from '../store/lock.js';
 import { HIDDEN_SESSION } from './discover.js';
-import { sleep, type Clock } from './clock.js';
+import { until, type Clock } from './clock.js';
 import type { Logger } from './log.js';
 
 export interface StaleClientDeps {
@@ -24,15 +24,10 @@ const FORMAT = '#{client_name}\t#{client_pid}\t#{client_control_mode}\t#{session
 export async function endStaleClients(deps: StaleClientDeps): Promise<void> {
   const ended = await endListed(deps, await deps.list(FORMAT));
   if (!ended.length) return;
-  const deadline = deps.clock.now() + 2000;
-  for (;;) {
-    const still = (await deps.list(FORMAT)).split('\n').filter((l) => ended.includes(l.split('\t')[0]!));
-    if (!still.length) return;
-    if (deps.clock.now() >= deadline) {
-      deps.log('warn', `tmux still lists ${still.map((l) => l.split('\t')[0]).join(', ')} 2 s after it ended; going on`);
-      return;
-    }
-    await sleep(deps.clock, 10);
+  let still: string[] = [];
+  const listed = async (): Promise<string[]> => (await deps.list(FORMAT)).split('\n').map((l) => l.split('\t')[0]!).filter((name) => ended.includes(name));
+  if (!(await until(deps.clock, async () => (still = await listed()).length === 0, 2000, 10))) {
+    deps.log('warn', `tmux still lists ${still.join(', ')} 2 s after it ended; going on`);
   }
 }
 
@@ -51,9 +46,7 @@ async function endListed(deps: StaleClientDeps, text: string): Promise<string[]>
     } catch {
       continue;
     }
-    const deadline = deps.clock.now() + 1000;
-    while (deps.clock.now() < deadline && pidAlive(p)) await sleep(deps.clock, 20);
-    if (pidAlive(p)) {
+    if (!(await until(deps.clock, () => !pidAlive(p), 1000, 20))) {
       try {
         process.kill(p, 'SIGKILL');
       } catch {

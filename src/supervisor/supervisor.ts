@@ -35,7 +35,7 @@ import { Notifier, type NotifyChannels } from './notify.js';
 import path from 'node:path';
 import type { Logger } from './log.js';
 import { TmuxCommandError } from '../errors.js';
-import { sleep, systemClock, type Clock, type Timer } from './clock.js';
+import { sleep, systemClock, until, type Clock, type Timer } from './clock.js';
 import { RpcError } from './socket/errors.js';
 import { stripControl } from './socket/sanitize.js';
 import { AgentStatusWatcher } from './agent-status.js';
@@ -292,16 +292,11 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
   /** Waits, 2 s at most, until tmux lists these control clients of ours (the output keeper). */
   private async keeperAttached(pids: number[]): Promise<void> {
     if (!pids.length) return;
-    const deadline = this.clock.now() + 2000;
-    for (;;) {
-      const listed = (await this.run(command('list-clients', '-F', '#{client_pid}'))).split('\n').map(Number);
-      if (pids.every((p) => listed.includes(p))) return;
-      if (this.clock.now() >= deadline) {
-        this.log('warn', `the output keeper (pid ${pids.join(', ')}) is not attached after 2 s; going on`);
-        return;
-      }
-      await sleep(this.clock, 10);
-    }
+    const listed = async (): Promise<boolean> => {
+      const clients = (await this.run(command('list-clients', '-F', '#{client_pid}'))).split('\n').map(Number);
+      return pids.every((p) => clients.includes(p));
+    };
+    if (!(await until(this.clock, listed, 2000, 10))) this.log('warn', `the output keeper (pid ${pids.join(', ')}) is not attached after 2 s; going on`);
   }
 
   private async connect(): Promise<void> {
@@ -902,8 +897,7 @@ export class Supervisor extends EventEmitter<SupervisorEvents> {
       }
     };
     for (const pid of pids) send(pid, 'SIGTERM');
-    const deadline = this.clock.now() + HIBERNATE_TERM_MS;
-    while (pids.some(alive) && this.clock.now() < deadline) await sleep(this.clock, 50);
+    await until(this.clock, () => !pids.some(alive), HIBERNATE_TERM_MS, 50);
     const left = pids.filter(alive);
     if (left.length === 0) return;
     this.log('warn', `hibernate: ${left.length} process(es) outlived SIGTERM by ${HIBERNATE_TERM_MS / 1000} s: SIGKILL (${left.join(' ')})`);

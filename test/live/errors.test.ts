@@ -4,7 +4,7 @@
 // startFailure), shown by the CLI's ensureSupervisor (src/cli/context.ts). The statuses other live
 // tests do not reach are here: 3 from `supervisor status`, 6 from `events --no-start` (124 and 3
 // of `wait`: messages-wait.test.ts; 5: events.test.ts; 2: hooks.test.ts, selftest.test.ts).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverFiles } from '../../src/paths.js';
@@ -22,6 +22,16 @@ describe.skipIf(!tmuxAvailable)('a supervisor that cannot start', () => {
   afterAll(async () => {
     await env?.cleanup();
   });
+
+  /** A sleep that holds the start lock at `file` as a nerdr command starting the supervisor would. */
+  async function holdStart(file: string): Promise<{ stand: ChildProcess; pid: number }> {
+    const stand = spawn('sleep', ['120'], { stdio: 'ignore' });
+    const pid = stand.pid!;
+    env.track(pid);
+    const start = await waitFor(() => processStartTicks(pid), { what: 'the sleep to run' });
+    writeFileSync(file, `${pid} stand-in ${Date.now()} ${start}\n`);
+    return { stand, pid };
+  }
 
   it('supervisor status with none running: exit 3, no error', async () => {
     const r = await env.nerdr('supervisor', 'status');
@@ -68,11 +78,7 @@ describe.skipIf(!tmuxAvailable)('a supervisor that cannot start', () => {
     const files = serverFiles(env.socketPath, env.env);
     const logFrom = env.supervisorLog().length;
     const starts = () => env.supervisorLog().slice(logFrom).match(/starting in tmux's holder pane/g) ?? [];
-    const stand = spawn('sleep', ['120'], { stdio: 'ignore' });
-    const pid = stand.pid!;
-    env.track(pid);
-    const start = await waitFor(() => processStartTicks(pid), { what: 'the sleep to run' });
-    writeFileSync(files.starting, `${pid} stand-in ${Date.now()} ${start}\n`);
+    const { stand, pid } = await holdStart(files.starting);
     writeStarts(files.starts, [{ at: Date.now(), pid, ended: null }]);
     const cli = spawn(process.execPath, [NERDR_BIN, '-L', env.server, 'supervisor', 'start'], { env: env.env, stdio: ['ignore', 'pipe', 'pipe'] });
     env.track(cli.pid!);
@@ -102,11 +108,7 @@ describe.skipIf(!tmuxAvailable)('a supervisor that cannot start', () => {
     // a sleep stands for a `nerdr` command stopped (^Z) while it held the start lock: no
     // supervisor starts, and after 10 s the waiting command says who holds it
     const files = serverFiles(env.socketPath, env.env);
-    const stand = spawn('sleep', ['120'], { stdio: 'ignore' });
-    const pid = stand.pid!;
-    env.track(pid);
-    const start = await waitFor(() => processStartTicks(pid), { what: 'the sleep to run' });
-    writeFileSync(files.starting, `${pid} stand-in ${Date.now()} ${start}\n`);
+    const { stand, pid } = await holdStart(files.starting);
     try {
       const r = await env.nerdr('supervisor', 'start');
       expect(r.code).toBe(1);

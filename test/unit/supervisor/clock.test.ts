@@ -2,7 +2,8 @@
 // in the same wake-up of the event loop), not on a timer of its own; longer waits are timers.
 import { readFile } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../../src/supervisor/clock.js';
+import { systemClock, until } from '../../../src/supervisor/clock.js';
+import { FakeTime, settle } from './harness.js';
 
 /** Runs fn in an I/O callback, as the supervisor's work on tmux's output runs. */
 const inIoCallback = (fn: () => void): Promise<void> => new Promise((resolve) => readFile(__filename, () => (fn(), resolve())));
@@ -31,5 +32,27 @@ describe('systemClock', () => {
     // a timer made after them, due later: by the time it fires, theirs would have
     await new Promise((r) => setTimeout(r, 2));
     expect(fired).toEqual(['kept']);
+  });
+});
+
+describe('until', () => {
+  it('checks at once, then every step on the clock, and says whether the check held within the time', async () => {
+    const time = new FakeTime(1000);
+    let checks = 0;
+    const met = until(time, () => ++checks === 3, 100, 10);
+    for (let i = 0; i < 5; i++) {
+      await settle(1);
+      time.advance(10);
+    }
+    expect(await met).toBe(true);
+    expect(checks).toBe(3);
+    checks = 0;
+    const never = until(time, () => (++checks, false), 30, 10);
+    for (let i = 0; i < 6; i++) {
+      await settle(1);
+      time.advance(10);
+    }
+    expect(await never).toBe(false);
+    expect(checks).toBe(4); // at 0, 10, 20 and 30 ms
   });
 });
